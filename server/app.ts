@@ -1,0 +1,128 @@
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Logger } from 'pino';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+} from 'fastify-type-provider-zod';
+import { openStore, type Store } from '../store/index.js';
+import auth from './auth.js';
+import { VirtualClock } from './clock.js';
+import type { Config } from './config.js';
+import { ApiError } from './errors.js';
+import errorHandler from './error-handler.js';
+import { parseJsonBody } from './json-body.js';
+import { createLogger } from './logger.js';
+import requestLog, { requestId } from './request-log.js';
+import { packageVersion } from './package-info.js';
+import healthRoutes from '../routes/health.js';
+import meRoutes from '../routes/me.js';
+import mockClockRoutes from '../routes/mock-clock.js';
+import './types.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const URL_LIMIT_BYTES = 8 * 1024;
+
+export interface AppOptions {
+  config: Config;
+  /** An already opened store; by default the app opens `config.db` and closes it on close. */
+  store?: Store;
+  logger?: Logger;
+  /** Wall clock behind realtime virtual time; tests may replace it. */
+  wallNow?: () => number;
+}
+
+/** Answers what Node's HTTP parser refuses (oversized headers, garbage) in the envelope. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) return;
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    tooLarge
+      ? { error: 'headers_too_large', message: 'request headers (or the URL) exceed the server limit' }
+      : { error: 'bad_request', message: 'the request could not be parsed as HTTP' },
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const store = options.store ?? openStore(config.db);
+  const app = Fastify({
+    loggerInstance: (options.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
+    // request-log.ts writes the one line per request; Fastify's own pair would double it.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestId,
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: 256 },
+    clientErrorHandler: answerClientError,
+  });
+  if (!options.store) app.addHook('onClose', async () => store.close());
+
+  app.decorate('config', config);
+  app.decorate('store', store);
+  app.decorate('clock', new VirtualClock(store, config, options.wallNow));
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  await app.register(errorHandler);
+  await app.register(requestLog);
+  app.addHook('onRequest', async (request) => {
+    if (request.url.length > URL_LIMIT_BYTES) {
+      throw new ApiError(414, 'uri_too_long', `the URL is longer than ${URL_LIMIT_BYTES} bytes`);
+    }
+  });
+  await app.register(auth);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'nodus-mock',
+        version: packageVersion(),
+        description:
+          'A stateful mock of the Nodus control plane: the /v1 RL and workload surfaces of the wire ' +
+          'contract, plus the /_mock control API.',
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: { ApiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'Nodus API key' } },
+      },
+      security: [{ ApiKey: [] }],
+      tags: [
+        { name: 'RL', description: 'RL recipes, previews, launches and the environment catalog' },
+        { name: 'Workloads', description: 'Workloads and their evidence' },
+        { name: 'mock', description: 'Control API only a mock has: clock, faults, journal, reset' },
+        { name: 'health', description: 'Liveness and readiness' },
+      ],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes);
+  await app.register(meRoutes);
+  await app.register(mockClockRoutes);
+
+  await app.ready();
+  return app;
+}

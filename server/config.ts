@@ -1,0 +1,159 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+/** A configured API key; `tenant` is set when the operator named one (`key=tenant`). */
+export interface KeyEntry {
+  key: string;
+  tenant?: string;
+}
+
+export const API_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
+export const TENANT_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const OPEN_MODE_KEY_PREFIX = 'nk_test_';
+
+function parseKeyList(raw: string, ctx: z.RefinementCtx): KeyEntry[] {
+  const entries: KeyEntry[] = [];
+  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = item.indexOf('=');
+    const key = eq === -1 ? item : item.slice(0, eq);
+    const tenant = eq === -1 ? undefined : item.slice(eq + 1);
+    if (!API_KEY_PATTERN.test(key)) {
+      ctx.addIssue({ code: 'custom', message: 'a key must be printable ASCII without spaces' });
+      return z.NEVER;
+    }
+    if (tenant !== undefined && !TENANT_NAME_PATTERN.test(tenant)) {
+      ctx.addIssue({ code: 'custom', message: `tenant name "${tenant}" must match ${TENANT_NAME_PATTERN}` });
+      return z.NEVER;
+    }
+    entries.push(tenant === undefined ? { key } : { key, tenant });
+  }
+  if (entries.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'give at least one key' });
+    return z.NEVER;
+  }
+  return entries;
+}
+
+
+/**
+ * Every setting, in one table: the CLI flag, the environment variable, the default and the
+ * help text all come from here, so `--help`, the README table and the compose check agree.
+ */
+export const OPTIONS = {
+  host: {
+    flag: 'host', env: 'HOST', default: '127.0.0.1',
+    help: 'interface to listen on',
+    schema: z.string().min(1),
+  },
+  port: {
+    flag: 'port', env: 'PORT', default: '8080',
+    help: 'TCP port; 0 picks a free one and prints it',
+    schema: z.coerce.number().int().min(0).max(65535),
+  },
+  db: {
+    flag: 'db', env: 'NODUS_MOCK_DB', default: './data/nodus-mock.db',
+    help: 'SQLite file (parent folder created) or :memory:',
+    schema: z.string().min(1),
+  },
+  keys: {
+    flag: 'keys', env: 'NODUS_MOCK_API_KEYS', default: undefined,
+    help: 'strict mode: only these keys, comma separated, each `key` or `key=tenant`',
+    schema: z.string().transform(parseKeyList).optional(),
+  },
+  clock: {
+    flag: 'clock', env: 'NODUS_MOCK_CLOCK', default: 'realtime',
+    help: 'default tenant clock: realtime or manual',
+    schema: z.enum(['realtime', 'manual']),
+  },
+  timeScale: {
+    flag: 'time-scale', env: 'NODUS_MOCK_TIME_SCALE', default: '60',
+    help: 'virtual seconds per wall second in realtime mode',
+    schema: z.coerce.number().positive().max(1_000_000),
+  },
+  logLevel: {
+    flag: 'log-level', env: 'LOG_LEVEL', default: 'info',
+    help: 'fatal, error, warn, info, debug, trace or silent',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  },
+} as const;
+
+type Options = typeof OPTIONS;
+export type OptionName = keyof Options;
+export type Config = { [K in OptionName]: z.output<Options[K]['schema']> };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const ConfigSchema = z.object(
+  Object.fromEntries(Object.entries(OPTIONS).map(([name, o]) => [name, o.schema])) as {
+    [K in OptionName]: Options[K]['schema'];
+  },
+);
+
+export const HELP_TEXT = (() => {
+  const rows = Object.values(OPTIONS).map((o) => {
+    const left = `  --${o.flag} <value>`;
+    const dflt = o.default === undefined ? '' : ` (default ${o.default})`;
+    return `${left.padEnd(32)}${o.help}${dflt}\n${''.padEnd(32)}env ${o.env}`;
+  });
+  return [
+    'Usage: nodus-mock [options]',
+    '',
+    'A stateful mock of the Nodus control plane. Flags override environment variables,',
+    'which override defaults.',
+    '',
+    'Options:',
+    ...rows,
+    '  --help                        print this text',
+    '  --version                     print the version',
+  ].join('\n');
+})();
+
+export type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
+
+/** Resolves flags > env > defaults; throws ConfigError with a one-line reason when invalid. */
+export function resolveCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const flagSpec = Object.fromEntries(
+      Object.values(OPTIONS).map((o) => [o.flag, { type: 'string' as const }]),
+    );
+    values = parseArgs({
+      args: argv,
+      options: { ...flagSpec, help: { type: 'boolean' }, version: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    throw new ConfigError((err as Error).message.split('\n')[0]);
+  }
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+
+  const raw: Record<string, unknown> = {};
+  for (const [name, o] of Object.entries(OPTIONS)) {
+    raw[name] = values[o.flag] ?? (env[o.env] === '' ? undefined : env[o.env]) ?? o.default;
+  }
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0]) as OptionName;
+    const o = OPTIONS[name];
+    throw new ConfigError(`invalid --${o.flag} / ${o.env}: ${issue.message}`);
+  }
+  return { kind: 'run', config: parsed.data as Config };
+}
+
+/** The defaults, for tests and the Node API; `overrides` win. */
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  const result = resolveCli([], {});
+  if (result.kind !== 'run') throw new Error('unreachable');
+  return { ...result.config, ...overrides };
+}
+
+/** What the start-up log shows: everything but key material. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  const { keys, ...rest } = config;
+  return { ...rest, keys: keys ? `${keys.length} configured (strict mode)` : 'open mode (nk_test_*)' };
+}

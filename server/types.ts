@@ -1,0 +1,27 @@
+import type { Config } from './config.js';
+import type { VirtualClock } from './clock.js';
+import type { Store } from '../store/index.js';
+
+export interface Tenant {
+  id: string;
+  keyId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    store: Store;
+    clock: VirtualClock;
+  }
+  interface FastifyRequest {
+    /** Set by the auth hook on every /v1 and /_mock request that got past it. */
+    tenant: Tenant;
+  }
+  interface FastifyContextConfig {
+    /**
+     * Maps the path of the first failing field (`querystring.limit`) to a more specific error
+     * code than `invalid_request`, where the contract names one.
+     */
+    validationCodes?: Record<string, string>;
+  }
+}

@@ -1,0 +1,50 @@
+import type { Db } from './db.js';
+
+export interface ClockRow {
+  mode: 'realtime' | 'manual' | null;
+  scale: number | null;
+  anchorWallMs: number;
+  anchorVirtualMs: number;
+}
+
+export function createTenantStore(db: Db) {
+  const insertTenant = db.prepare(
+    `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms)
+     VALUES (?, ?, ?, ?)`,
+  );
+  const insertKey = db.prepare(
+    'INSERT OR IGNORE INTO api_keys (key_hash, key_id, tenant_id, created_at_ms) VALUES (?, ?, ?, ?)',
+  );
+  const keyTenant = db.prepare<[string], { tenant_id: string; key_id: string }>(
+    'SELECT tenant_id, key_id FROM api_keys WHERE key_hash = ?',
+  );
+  const clock = db.prepare<[string], ClockRow>(
+    `SELECT clock_mode AS mode, clock_scale AS scale, clock_anchor_wall_ms AS anchorWallMs,
+            clock_anchor_virtual_ms AS anchorVirtualMs
+     FROM tenants WHERE id = ?`,
+  );
+  const updateClock = db.prepare(
+    `UPDATE tenants SET clock_mode = ?, clock_scale = ?, clock_anchor_wall_ms = ?, clock_anchor_virtual_ms = ?
+     WHERE id = ?`,
+  );
+
+  return {
+    /** Registers the key (and its tenant) on first use; answers the tenant the key belongs to. */
+    register: db.transaction(
+      (keyHash: string, keyId: string, tenantId: string, wallMs: number): { tenantId: string; keyId: string } => {
+        insertTenant.run(tenantId, wallMs, wallMs, wallMs);
+        insertKey.run(keyHash, keyId, tenantId, wallMs);
+        const row = keyTenant.get(keyHash)!;
+        return { tenantId: row.tenant_id, keyId: row.key_id };
+      },
+    ),
+    clock(tenantId: string): ClockRow {
+      const row = clock.get(tenantId);
+      if (!row) throw new Error(`unknown tenant ${tenantId}`);
+      return row;
+    },
+    setClock(tenantId: string, row: ClockRow): void {
+      updateClock.run(row.mode, row.scale, row.anchorWallMs, row.anchorVirtualMs, tenantId);
+    },
+  };
+}
