@@ -1,0 +1,112 @@
+/**
+ * The job simulator's inputs and outputs. The simulator is a pure function of (spec,
+ * interventions, t): no I/O, no clock, no randomness other than what the seed derives.
+ */
+
+export const WORKLOAD_STATUSES = [
+  'accepted', 'planning', 'reserving', 'provisioning', 'running', 'recovering',
+  'freezing', 'frozen', 'completed', 'failed', 'cancelled',
+] as const;
+export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly WorkloadStatus[] = ['completed', 'failed', 'cancelled'];
+export const isTerminal = (s: string) => (TERMINAL_STATUSES as readonly string[]).includes(s);
+
+export type RunMode = 'evaluate' | 'train';
+export type RLPhase = 'baseline' | 'training' | 'evaluation';
+
+/** The catalog's per-recipe simulation parameters (catalog/recipes.json `simulation`). */
+export interface RecipeSimulation {
+  /** Mean pass probability of the base model on held-out tasks. */
+  base_pass_rate: number;
+  /** Mean pass probability after the recipe's full default training schedule. */
+  trained_pass_rate: number;
+  /** Attempts per GRPO step (one group of replies). */
+  group_size: number;
+  /** Held-out attempts that run at once during an evaluation phase. */
+  eval_concurrency: number;
+  /** Mean virtual seconds of one task attempt. */
+  seconds_per_attempt: number;
+  /** Mean virtual seconds of one training step (its group of attempts plus the update). */
+  seconds_per_training_step: number;
+  planning_seconds: number;
+  reserving_seconds: number;
+  provisioning_seconds: number;
+  export_seconds: number;
+  /** Share of attempts whose outcome is `error` (unscored). */
+  error_rate: number;
+  /** Share of private grading receipts that end as `infrastructure_failure`. */
+  infrastructure_failure_rate: number;
+}
+
+/** Everything the simulator needs, fixed at submit time and stored with the workload. */
+export interface SimSpec {
+  version: 1;
+  /** recipe: the simulator produces task events; custom: lifecycle only, events are ingested. */
+  kind: 'recipe' | 'custom';
+  /** Namespace of deterministic event ids (the SDK emitter uses NODUS_WORKLOAD_ID). */
+  workloadId: string;
+  stageId: string;
+  mode: RunMode;
+  seed: number;
+  createdAtMs: number;
+  /** Held-out tasks of each evaluation phase. */
+  evaluationTasks: number;
+  /** 0 in evaluate mode. */
+  trainingSteps: number;
+  includeTraces: boolean;
+  /** Decides the shape of generated task text, e.g. `reasoning-gym/leg_counting`. */
+  taskset: string;
+  simulation: RecipeSimulation;
+  /** Price of the compute held from provisioning to the end. */
+  usdPerHour: number;
+  /** One grading receipt per final-evaluation attempt when true. */
+  privateGrading: boolean;
+  /** Custom runs: virtual seconds of running time before completing. */
+  customRunSeconds?: number;
+}
+
+/** What a test or the SDK did to a workload, recorded with the virtual time it happened. */
+export type Intervention =
+  | { kind: 'cancel'; atMs: number }
+  | { kind: 'fail'; atMs: number; reason: string }
+  | { kind: 'freeze'; atMs: number }
+  | { kind: 'resume'; atMs: number }
+  | { kind: 'recover'; atMs: number; replayLast: number };
+
+/** An RLEvent as the contract spells it (wire field names). */
+export interface SimRLEvent {
+  event_id: string;
+  phase: RLPhase;
+  task_id: string;
+  attempt: number;
+  kind: 'task_started' | 'task_completed';
+  outcome?: 'passed' | 'failed' | 'error';
+  reward?: number;
+  duration_ms?: number;
+  message?: string;
+  input?: string;
+  output?: string;
+  verifier?: string;
+}
+
+export interface SimReceipt {
+  attempt_id: string;
+  request_id: string;
+  task_id: string;
+  candidate_sha256: string;
+  plan_sha256: string;
+  manifest_sha256: string;
+  state: 'pending' | 'completed' | 'infrastructure_failure';
+  reward?: number;
+  cleanup_complete: boolean;
+  infrastructure_code?: 'execution_lost' | 'execution_cancelled' | 'execution_failed' | 'output_incomplete' | 'grading_unavailable';
+}
+
+/** One dated fact of a run. Items are returned sorted by atMs, ties in production order. */
+export type TimelineItem =
+  | { atMs: number; kind: 'status'; status: WorkloadStatus; generation: number }
+  | { atMs: number; kind: 'lifecycle'; eventId: string; eventType: string; payload: Record<string, unknown> }
+  | { atMs: number; kind: 'rl_event'; stageId: string; generation: number; event: SimRLEvent }
+  /** Upsert of one receipt by attempt_id: first `pending`, later its final state. */
+  | { atMs: number; kind: 'receipt'; receipt: SimReceipt }
+  | { atMs: number; kind: 'log'; stageId: string; generation: number; line: string };
