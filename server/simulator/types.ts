@@ -47,6 +47,10 @@ export interface SimSpec {
   workloadId: string;
   stageId: string;
   mode: RunMode;
+  /** Model label, e.g. Qwen/Qwen3-0.6B (results.json, adapter_config.json). */
+  model: string;
+  /** Set for managed recipe runs. */
+  recipe?: { id: string; version: string };
   seed: number;
   createdAtMs: number;
   /** Held-out tasks of each evaluation phase. */
