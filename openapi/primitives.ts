@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/** Building blocks shared by the wire schemas; none of them is a component of its own. */
+
+/** RFC 3339 with `Z` or a numeric offset; documented as `format: date-time`. */
+export const dateTime = z.iso.datetime({ offset: true });
+
+export const sha256Hex = z.string().regex(/^[a-f0-9]{64}$/);
+
+/** Lower-case slug the contract uses for environment, example and recipe ids. */
+export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/);
+
+/** Any JSON object (`type: object`, values unconstrained). */
+export const jsonObject = z.record(z.string(), z.unknown());
+
+// zod documents numeric literals as `type: number`; the contract pins these to `integer`.
+export const integerConst = <const V extends number>(value: V) => z.literal(value).meta({ type: 'integer' });
+export const integerEnum = <const V extends readonly [number, ...number[]]>(values: V) =>
+  z.literal(values).meta({ type: 'integer' });
+
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+const EDGE_WHITESPACE = /^\s|\s$/;
+const CONTROL = /\p{Cc}/u;
+const CONTROL_EXCEPT_TAB_AND_LINE_BREAKS = /(?![\t\n\r])\p{Cc}/u;
+
+// The server counts UTF-8 bytes. `.max()` (UTF-16 units, never more than the byte count) stays so
+// the generated document still states the contract's maxLength.
+const withinBytes = (max: number) => (s: string) => utf8Bytes(s) <= max;
+
+/** An identity the server compares byte for byte: no edge whitespace, no control characters. */
+export const identityText = (maxBytes: number) =>
+  z
+    .string()
+    .min(1)
+    .max(maxBytes)
+    .refine(withinBytes(maxBytes), `must be at most ${maxBytes} UTF-8 bytes`)
+    .refine((s) => !EDGE_WHITESPACE.test(s), 'must not start or end with whitespace')
+    .refine((s) => !CONTROL.test(s), 'must not contain control characters');
+
+/** Free text: tab, CR and LF are the only control characters allowed. */
+export const freeText = (maxBytes: number) =>
+  z
+    .string()
+    .max(maxBytes)
+    .refine(withinBytes(maxBytes), `must be at most ${maxBytes} UTF-8 bytes`)
+    .refine((s) => !CONTROL_EXCEPT_TAB_AND_LINE_BREAKS.test(s), 'must not contain control characters other than tab, CR and LF');
