@@ -24,3 +24,17 @@ export const ClockAdvance = z
   .meta({ id: 'MockClockAdvance' });
 
 export const ClockNow = z.object({ now: z.string() }).meta({ id: 'MockClockNow' });
+
+export const RecipeOverrideUpdate = z
+  .strictObject({
+    available: z.boolean(),
+    unavailable_reason: z.string().min(1).max(512).optional().describe('shown to this tenant while unavailable'),
+  })
+  .meta({ id: 'MockRecipeOverride' });
+
+export const BudgetUpdate = z
+  .strictObject({
+    monthly_spend_cap_usd: z.number().nonnegative().max(1e9),
+    month_to_date_usd: z.number().nonnegative().max(1e9).optional().describe('spend already counted this month (default 0)'),
+  })
+  .meta({ id: 'MockBudget' });

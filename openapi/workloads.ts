@@ -37,10 +37,9 @@ export const BucketInput = z
 /**
  * A named input: exactly one of an asset (optionally cached) or a bucket object.
  *
- * The id is the contract's, but fastify-type-provider-zod v7 names the request-side copy of every
- * component `<id>Input`, so `Workload` would get a second component called `WorkloadInput` too: its
- * stock transforms throw "Collision detected" once this module is loaded into the app, until the
- * app's OpenAPI transform is changed.
+ * Registered as `WorkloadInputItem`, not the contract's `WorkloadInput`: fastify-type-provider-zod
+ * v7 names the request-side copy of every component `<id>Input`, so `Workload`'s request copy
+ * would collide with it and the document would not generate. COMPONENT_ALIASES records the rename.
  */
 export const WorkloadInput = z
   .strictObject({
@@ -59,8 +58,11 @@ export const WorkloadInput = z
       ctx.addIssue({ code: 'custom', path: ['cache'], message: 'cache applies to asset inputs only' });
     }
   })
-  .meta({ id: 'WorkloadInput' });
+  .meta({ id: 'WorkloadInputItem' });
 export type WorkloadInput = z.infer<typeof WorkloadInput>;
+
+/** Our component id → the contract's, where the two differ (see WorkloadInput). */
+export const COMPONENT_ALIASES: Record<string, string> = { WorkloadInputItem: 'WorkloadInput' };
 
 export const DiLoCoProfile = z
   .strictObject({

@@ -11,6 +11,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { openStore, type Store } from '../store/index.js';
 import auth from './auth.js';
+import { loadCatalog, type Catalog } from './catalog.js';
 import { VirtualClock } from './clock.js';
 import type { Config } from './config.js';
 import { ApiError } from './errors.js';
@@ -21,7 +22,10 @@ import requestLog, { requestId } from './request-log.js';
 import { packageVersion } from './package-info.js';
 import healthRoutes from '../routes/health.js';
 import meRoutes from '../routes/me.js';
+import mockAdmissionRoutes from '../routes/mock-admission.js';
 import mockClockRoutes from '../routes/mock-clock.js';
+import rlRecipeRoutes from '../routes/rl-recipes.js';
+import rlRunRoutes from '../routes/rl-runs.js';
 import './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -32,6 +36,8 @@ export interface AppOptions {
   /** An already opened store; by default the app opens `config.db` and closes it on close. */
   store?: Store;
   logger?: Logger;
+  /** The recipe catalog; by default loaded from `config.catalog` or the built-in file. */
+  catalog?: Catalog;
   /** Wall clock behind realtime virtual time; tests may replace it. */
   wallNow?: () => number;
 }
@@ -55,6 +61,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
+  const catalog = options.catalog ?? loadCatalog(config.catalog);
   const store = options.store ?? openStore(config.db);
   const app = Fastify({
     loggerInstance: (options.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
@@ -70,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config);
   app.decorate('store', store);
   app.decorate('clock', new VirtualClock(store, config, options.wallNow));
+  app.decorate('catalog', catalog);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -121,7 +129,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes);
   await app.register(meRoutes);
+  await app.register(rlRecipeRoutes);
+  await app.register(rlRunRoutes);
   await app.register(mockClockRoutes);
+  await app.register(mockAdmissionRoutes);
 
   await app.ready();
   return app;

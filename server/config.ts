@@ -75,6 +75,26 @@ export const OPTIONS = {
     help: 'fatal, error, warn, info, debug, trace or silent',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   },
+  catalog: {
+    flag: 'catalog', env: 'NODUS_MOCK_CATALOG', default: undefined,
+    help: 'JSON catalog file replacing the built-in recipes (see catalog/recipes.json)',
+    schema: z.string().min(1).optional(),
+  },
+  idempotencyTtl: {
+    flag: 'idempotency-ttl', env: 'NODUS_MOCK_IDEMPOTENCY_TTL', default: '86400',
+    help: 'virtual seconds an Idempotency-Key is remembered',
+    schema: z.coerce.number().int().positive().max(365 * 24 * 3600),
+  },
+  maxEventsPerWorkload: {
+    flag: 'max-events-per-workload', env: 'NODUS_MOCK_MAX_EVENTS_PER_WORKLOAD', default: '100000',
+    help: 'RL events stored per workload; later ones count in dropped_events',
+    schema: z.coerce.number().int().positive().max(100_000_000),
+  },
+  maxEventBytesPerWorkload: {
+    flag: 'max-event-bytes-per-workload', env: 'NODUS_MOCK_MAX_EVENT_BYTES_PER_WORKLOAD', default: '67108864',
+    help: 'encoded RL event bytes stored per workload (default 64 MiB)',
+    schema: z.coerce.number().int().positive().max(2 ** 40),
+  },
 } as const;
 
 type Options = typeof OPTIONS;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
+import { CatalogError } from './catalog.js';
 import { ConfigError, HELP_TEXT, describeConfig, resolveCli } from './config.js';
 import { createLogger } from './logger.js';
 import { packageVersion } from './package-info.js';
@@ -36,8 +37,10 @@ async function main(): Promise<void> {
     app = await buildApp({ config, logger });
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
-    process.stderr.write(`nodus-mock: cannot start: ${(err as Error).message}\n`);
-    process.exit(1);
+    // A catalog that fails validation is a configuration mistake, like a bad flag.
+    const configMistake = err instanceof CatalogError;
+    process.stderr.write(`nodus-mock: ${configMistake ? '' : 'cannot start: '}${(err as Error).message}\n`);
+    process.exit(configMistake ? 2 : 1);
   }
 
   const { port } = app.server.address() as AddressInfo;

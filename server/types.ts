@@ -1,3 +1,4 @@
+import type { Catalog } from './catalog.js';
 import type { Config } from './config.js';
 import type { VirtualClock } from './clock.js';
 import type { Store } from '../store/index.js';
@@ -12,6 +13,7 @@ declare module 'fastify' {
     config: Config;
     store: Store;
     clock: VirtualClock;
+    catalog: Catalog;
   }
   interface FastifyRequest {
     /** Set by the auth hook on every /v1 and /_mock request that got past it. */

@@ -1,6 +1,12 @@
+import { createAdmissionStore } from './admission.js';
 import { openDatabase, type Db } from './db.js';
+import { createGradingStore } from './grading.js';
+import { createIdempotencyStore } from './idempotency.js';
+import { createRLEventStore } from './rl-events.js';
 import { createSettingsStore } from './settings.js';
 import { createTenantStore } from './tenants.js';
+import { createWorkloadRuntimeStore } from './workload-runtime.js';
+import { createWorkloadStore } from './workloads.js';
 
 export type Store = ReturnType<typeof createStore>;
 
@@ -9,6 +15,12 @@ function createStore(db: Db) {
     db,
     settings: createSettingsStore(db),
     tenants: createTenantStore(db),
+    idempotency: createIdempotencyStore(db),
+    workloads: createWorkloadStore(db),
+    admission: createAdmissionStore(db),
+    runtime: createWorkloadRuntimeStore(db),
+    rlEvents: createRLEventStore(db),
+    grading: createGradingStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

@@ -1,4 +1,6 @@
 import foundation from './001-foundation.js';
+import launches from './002-launches.js';
+import runs from './003-runs.js';
 
 export interface Migration {
   version: number;
@@ -7,4 +9,4 @@ export interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs];

@@ -1,0 +1,65 @@
+import type { Db } from './db.js';
+
+export interface RecipeOverride {
+  available: boolean;
+  unavailableReason: string | null;
+}
+
+export interface Budget {
+  monthlySpendCapUsd: number;
+  monthToDateUsd: number;
+}
+
+/** Spend of this tenant's workloads that a budget check must count. */
+export interface BudgetUsage {
+  /** Spent so far by workloads still running. */
+  accruingUsd: number;
+  /** What running workloads are still expected to spend (estimate minus spend). */
+  inFlightCommittedUsd: number;
+  /** Spent by workloads that have ended. */
+  settledUsd: number;
+}
+
+const TERMINAL = "('completed', 'failed', 'cancelled')";
+
+export function createAdmissionStore(db: Db) {
+  const getOverride = db.prepare<[string, string], { available: number; unavailable_reason: string | null }>(
+    'SELECT available, unavailable_reason FROM recipe_overrides WHERE tenant_id = ? AND recipe_id = ?',
+  );
+  const setOverride = db.prepare(
+    'INSERT OR REPLACE INTO recipe_overrides (tenant_id, recipe_id, available, unavailable_reason) VALUES (?, ?, ?, ?)',
+  );
+  const getBudget = db.prepare<[string], Budget>(
+    'SELECT monthly_spend_cap_usd AS monthlySpendCapUsd, month_to_date_usd AS monthToDateUsd FROM budgets WHERE tenant_id = ?',
+  );
+  const setBudget = db.prepare('INSERT OR REPLACE INTO budgets (tenant_id, monthly_spend_cap_usd, month_to_date_usd) VALUES (?, ?, ?)');
+  const deleteBudget = db.prepare('DELETE FROM budgets WHERE tenant_id = ?');
+  const usage = db.prepare<[string], BudgetUsage>(
+    `SELECT
+       coalesce(sum(CASE WHEN status NOT IN ${TERMINAL} THEN spend_usd END), 0) AS accruingUsd,
+       coalesce(sum(CASE WHEN status NOT IN ${TERMINAL} THEN max(0, estimated_cost_usd - spend_usd) END), 0) AS inFlightCommittedUsd,
+       coalesce(sum(CASE WHEN status IN ${TERMINAL} THEN spend_usd END), 0) AS settledUsd
+     FROM workloads WHERE tenant_id = ?`,
+  );
+  return {
+    override(tenantId: string, recipeId: string): RecipeOverride | undefined {
+      const row = getOverride.get(tenantId, recipeId);
+      return row && { available: row.available === 1, unavailableReason: row.unavailable_reason };
+    },
+    setOverride(tenantId: string, recipeId: string, o: RecipeOverride): void {
+      setOverride.run(tenantId, recipeId, o.available ? 1 : 0, o.unavailableReason);
+    },
+    budget(tenantId: string): Budget | undefined {
+      return getBudget.get(tenantId);
+    },
+    setBudget(tenantId: string, b: Budget): void {
+      setBudget.run(tenantId, b.monthlySpendCapUsd, b.monthToDateUsd);
+    },
+    deleteBudget(tenantId: string): void {
+      deleteBudget.run(tenantId);
+    },
+    usage(tenantId: string): BudgetUsage {
+      return usage.get(tenantId)!;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import type { Db } from './db.js';
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  status: number;
+  body: string;
+  workloadId: string | null;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+export function createIdempotencyStore(db: Db) {
+  const find = db.prepare<[string, string, string], IdempotencyRecord>(
+    `SELECT fingerprint, status, body, workload_id AS workloadId, created_at_ms AS createdAtMs, expires_at_ms AS expiresAtMs
+     FROM idempotency_keys WHERE tenant_id = ? AND scope = ? AND key = ?`,
+  );
+  const save = db.prepare(
+    `INSERT OR REPLACE INTO idempotency_keys
+       (tenant_id, scope, key, fingerprint, status, body, workload_id, created_at_ms, expires_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return {
+    find(tenantId: string, scope: string, key: string): IdempotencyRecord | undefined {
+      return find.get(tenantId, scope, key);
+    },
+    /** Replaces an expired record under the same key. */
+    save(tenantId: string, scope: string, key: string, r: IdempotencyRecord): void {
+      save.run(tenantId, scope, key, r.fingerprint, r.status, r.body, r.workloadId, r.createdAtMs, r.expiresAtMs);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { Db } from './db.js';
+
+export interface WorkloadRow {
+  id: string;
+  tenantId: string;
+  kind: 'recipe' | 'custom';
+  name: string | null;
+  /** JSON of the WorkloadPayload as admitted. */
+  payload: string;
+  /** JSON of the SimSpec. */
+  spec: string;
+  estimatedCostUsd: number;
+  revision: number;
+  createdAtMs: number;
+  materialisedToMs: number;
+  status: string;
+  updatedAtMs: number;
+  spendUsd: number;
+  generation: number;
+  settled: number;
+}
+
+/** What materialisation changes on the row. */
+export type WorkloadState = Pick<WorkloadRow, 'status' | 'updatedAtMs' | 'spendUsd' | 'generation' | 'materialisedToMs' | 'settled'>;
+
+const COLUMNS = `id, tenant_id AS tenantId, kind, name, payload, spec, estimated_cost_usd AS estimatedCostUsd,
+  revision, created_at_ms AS createdAtMs, materialised_to_ms AS materialisedToMs, status,
+  updated_at_ms AS updatedAtMs, spend_usd AS spendUsd, generation, settled`;
+
+export function createWorkloadStore(db: Db) {
+  const insert = db.prepare(
+    `INSERT INTO workloads (id, tenant_id, kind, name, payload, spec, estimated_cost_usd, revision,
+       created_at_ms, materialised_to_ms, status, updated_at_ms, spend_usd, generation, settled)
+     VALUES (@id, @tenantId, @kind, @name, @payload, @spec, @estimatedCostUsd, @revision,
+       @createdAtMs, @materialisedToMs, @status, @updatedAtMs, @spendUsd, @generation, @settled)`,
+  );
+  const get = db.prepare<[string, string], WorkloadRow>(`SELECT ${COLUMNS} FROM workloads WHERE id = ? AND tenant_id = ?`);
+  const unsettled = db.prepare<[string], WorkloadRow>(`SELECT ${COLUMNS} FROM workloads WHERE tenant_id = ? AND settled = 0`);
+  const saveState = db.prepare(
+    `UPDATE workloads SET status = @status, updated_at_ms = @updatedAtMs, spend_usd = @spendUsd,
+       generation = @generation, materialised_to_ms = @materialisedToMs, settled = @settled WHERE id = @id`,
+  );
+  return {
+    insert(row: WorkloadRow): void {
+      insert.run(row);
+    },
+    /** Another tenant's workload is indistinguishable from a missing one. */
+    get(tenantId: string, id: string): WorkloadRow | undefined {
+      return get.get(id, tenantId);
+    },
+    /** Workloads that may still have something to materialise. */
+    unsettled(tenantId: string): WorkloadRow[] {
+      return unsettled.all(tenantId);
+    },
+    saveState(id: string, state: WorkloadState): void {
+      saveState.run({ id, ...state });
+    },
+    /** Newest first; `statuses` empty means all. */
+    list(tenantId: string, statuses: readonly string[], limit: number, offset: number): WorkloadRow[] {
+      const filter = statuses.length ? `AND status IN (${statuses.map(() => '?').join(', ')})` : '';
+      return db
+        .prepare<unknown[], WorkloadRow>(
+          `SELECT ${COLUMNS} FROM workloads WHERE tenant_id = ? ${filter} ORDER BY created_at_ms DESC, id DESC LIMIT ? OFFSET ?`,
+        )
+        .all(tenantId, ...statuses, limit, offset);
+    },
+  };
+}
