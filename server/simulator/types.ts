@@ -114,3 +114,57 @@ export type TimelineItem =
   /** Upsert of one receipt by attempt_id: first `pending`, later its final state. */
   | { atMs: number; kind: 'receipt'; receipt: SimReceipt }
   | { atMs: number; kind: 'log'; stageId: string; generation: number; line: string };
+
+/** An intervention the simulator did not apply, with why (the routes may answer 409 with it). */
+export interface IgnoredIntervention {
+  intervention: Intervention;
+  reason: 'before_creation' | 'terminal' | 'already_frozen' | 'not_frozen' | 'resume_pending' | 'recovering' | 'frozen';
+}
+
+export interface Timeline {
+  /** Sorted by atMs; ties keep production order. All within [createdAtMs, endAtMs ?? +inf). */
+  items: TimelineItem[];
+  /** Time of the terminal status, or null while the run can still go on (or stays frozen). */
+  endAtMs: number | null;
+  finalStatus: WorkloadStatus | null;
+  ignored: IgnoredIntervention[];
+}
+
+export type RunPhase = RLPhase | 'export';
+
+/** The single stage as `StageRunSummary` spells it. */
+export interface StageState {
+  id: string;
+  /** pending before it starts; then running/recovering/freezing/frozen; completed/failed/cancelled. */
+  status: string;
+  /** Finished task attempts (task_completed events) of the whole run. */
+  completed_units: number;
+  /** Planned task attempts: held-out tasks per evaluation phase plus training groups; 0 for custom runs. */
+  total_units: number;
+  metric_step?: number;
+  metric_total_steps?: number;
+  last_loss?: number;
+  /** Finished task attempts per second of running time. */
+  metric_rate?: number;
+}
+
+export interface RunState {
+  status: WorkloadStatus;
+  generation: number;
+  /** Time of the last item at or before t, at least createdAtMs. */
+  updatedAtMs: number;
+  /** usdPerHour times billable time up to t, 6 decimals. */
+  spendUsd: number;
+  /** usdPerHour while billable at t, else 0. */
+  accruingRateUsdHour: number;
+  /** The phase in progress, kept while frozen or recovering; null outside phases and once terminal. */
+  phase: RunPhase | null;
+  stage: StageState;
+  terminal: boolean;
+}
+
+export interface SimOutput {
+  name: string;
+  stageId: string;
+  content: Buffer;
+}

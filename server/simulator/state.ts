@@ -1,0 +1,104 @@
+import { simulate } from './timeline.js';
+import { isTerminal, type Intervention, type RunPhase, type RunState, type SimSpec, type StageState, type Timeline, type WorkloadStatus } from './types.js';
+
+/**
+ * A run's state at virtual time t, folded from its timeline.
+ *
+ * Billing: compute is held, and paid for, while provisioning and running. `freezing` and
+ * `recovering` bill like the status they interrupt (the machine is still held while state is
+ * saved or execution is restored, so recovering from running bills, recovering from reserving
+ * does not); `frozen` never bills (the compute was released). Spend is therefore non-decreasing,
+ * flat while frozen, and for an uninterrupted run equals usdPerHour times provisioning-to-end.
+ */
+
+const BILLABLE: ReadonlySet<WorkloadStatus> = new Set(['provisioning', 'running']);
+const INTERRUPTIONS: ReadonlySet<WorkloadStatus> = new Set(['freezing', 'frozen', 'recovering']);
+
+function billable(status: WorkloadStatus, interrupted: WorkloadStatus): boolean {
+  if (status === 'freezing' || status === 'recovering') return BILLABLE.has(interrupted);
+  return BILLABLE.has(status);
+}
+
+function totalUnits(spec: SimSpec): number {
+  if (spec.kind !== 'recipe') return 0;
+  return spec.mode === 'train' ? 2 * spec.evaluationTasks + spec.trainingSteps * spec.simulation.group_size : spec.evaluationTasks;
+}
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** Before createdAtMs a run reads as just accepted, with nothing spent. */
+export function stateAt(spec: SimSpec, interventions: readonly Intervention[], tMs: number, timeline: Timeline = simulate(spec, interventions)): RunState {
+  let status: WorkloadStatus = 'accepted';
+  let interrupted: WorkloadStatus = 'accepted';
+  let generation = 1;
+  let since = spec.createdAtMs;
+  let billedMs = 0;
+  let runningMs = 0;
+  let updatedAtMs = spec.createdAtMs;
+  let phase: RunPhase | null = null;
+  let stageStarted = false;
+  let stageDone = false;
+  let completedUnits = 0;
+  let step: number | undefined;
+  let lastLoss: number | undefined;
+
+  const accrue = (to: number) => {
+    const span = Math.max(0, to - since);
+    if (billable(status, interrupted)) billedMs += span;
+    if (status === 'running') runningMs += span;
+    since = Math.max(since, to);
+  };
+
+  for (const item of timeline.items) {
+    if (item.atMs > tMs) break;
+    updatedAtMs = item.atMs;
+    if (item.kind === 'status') {
+      accrue(item.atMs);
+      status = item.status;
+      generation = item.generation;
+      if (!INTERRUPTIONS.has(status)) interrupted = status;
+    } else if (item.kind === 'rl_event') {
+      if (item.event.kind === 'task_completed') completedUnits++;
+    } else if (item.kind === 'lifecycle') {
+      const p = item.payload;
+      switch (item.eventType) {
+        case 'rl.phase_started': phase = p.phase as RunPhase; break;
+        case 'rl.export_started': phase = 'export'; break;
+        case 'rl.phase_completed':
+        case 'rl.export_completed': phase = null; break;
+        case 'stage.started': stageStarted = true; break;
+        case 'stage.completed': stageDone = true; break;
+        case 'rl.training_step':
+          step = p.step as number;
+          lastLoss = p.loss as number;
+          break;
+      }
+    }
+  }
+  accrue(tMs);
+
+  const terminal = isTerminal(status);
+  const stage: StageState = {
+    id: spec.stageId,
+    status: terminal ? status : !stageStarted ? 'pending' : stageDone ? 'completed' : status,
+    completed_units: completedUnits,
+    total_units: totalUnits(spec),
+  };
+  if (spec.kind === 'recipe' && spec.mode === 'train') {
+    stage.metric_step = step ?? 0;
+    stage.metric_total_steps = spec.trainingSteps;
+    if (lastLoss !== undefined) stage.last_loss = lastLoss;
+  }
+  if (completedUnits > 0 && runningMs > 0) stage.metric_rate = round(completedUnits / (runningMs / 1000), 4);
+
+  return {
+    status,
+    generation,
+    updatedAtMs,
+    spendUsd: round((spec.usdPerHour * billedMs) / 3_600_000, 6),
+    accruingRateUsdHour: billable(status, interrupted) ? spec.usdPerHour : 0,
+    phase: terminal ? null : phase,
+    stage,
+    terminal,
+  };
+}
