@@ -11,13 +11,20 @@ export function requestId(req: IncomingMessage): string {
   return `req_${randomUUID().replaceAll('-', '')}`;
 }
 
-/** Every response carries X-Request-Id; one log line per request once it is answered. */
+/** Routes that container and orchestrator probes poll every few seconds. */
+const PROBE_ROUTES = new Set(['/healthz', '/readyz']);
+
+/**
+ * Every response carries X-Request-Id; one log line per request once it is answered. Probes log at
+ * debug level, or a container's health check (every 5 s) would drown the requests of interest.
+ */
 export default fp(async function requestLog(app) {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
+    const level = PROBE_ROUTES.has(request.routeOptions.url ?? '') ? 'debug' : 'info';
+    request.log[level](
       {
         tenant: request.tenant?.id,
         method: request.method,

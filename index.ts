@@ -1,0 +1,205 @@
+/**
+ * The Node API for test suites: `import { startMockServer } from 'nodus-mock'`.
+ *
+ * The server runs in the caller's process on 127.0.0.1 and a free port. Every helper method is a
+ * plain HTTP call to the documented `/_mock` control API with this server's key, so a test that
+ * outgrows the helpers can make the same calls itself.
+ *
+ * The exported types are written out here rather than derived from the zod schemas: they are the
+ * published surface (dist/index.d.ts, written by scripts/emit-types.mjs), and deriving them would
+ * drag zod, Fastify and better-sqlite3 types into every consumer's compilation.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from './server/app.js';
+import { OPTIONS, resolveCli } from './server/config.js';
+
+/** A configured key for strict mode; `tenant` names the tenant it belongs to. */
+export interface MockKey {
+  key: string;
+  tenant?: string;
+}
+
+export interface MockServerOptions {
+  /** SQLite file or `:memory:`; by default a file in a temporary folder removed by `close()`. */
+  db?: string;
+  /** Default tenant clock (default `realtime`). */
+  clock?: 'realtime' | 'manual';
+  /** Virtual seconds per wall second in realtime mode (default 60). */
+  timeScale?: number;
+  /** Strict mode: only these keys are accepted, and `apiKey` is the first of them. */
+  keys?: MockKey[];
+  /** pino level for the server's request log (default `silent`). */
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** TCP port (default 0: a free one). */
+  port?: number;
+}
+
+/** A `/_mock/faults` rule as control-api.md documents it. */
+export interface FaultRule {
+  /** Any method when absent. */
+  method?: string;
+  /** An exact path, a route template (`/v1/workloads/{id}`) or a prefix ending in `*`. */
+  path: string;
+  /** How many matching requests it applies to (default 1). */
+  times?: number;
+  /** Let this many matching requests through first (default 0). */
+  after?: number;
+  action:
+    | { type: 'error'; status: number; error: string; message?: string; retry_after?: number }
+    | { type: 'delay'; ms: number }
+    | { type: 'reset' }
+    | { type: 'drop_response' };
+}
+
+/** The rule as the server stored it. */
+export type Fault = FaultRule & { id: string; [field: string]: unknown };
+
+export interface RequestFilter {
+  limit?: number;
+  path?: string;
+  method?: string;
+}
+
+/** One `/_mock/requests` journal entry, newest first. */
+export interface JournalEntry {
+  id: string;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  request_id: string;
+  idempotency_key: string | null;
+  replayed: boolean;
+  [field: string]: unknown;
+}
+
+export interface MockServer {
+  /** Base URL, e.g. `http://127.0.0.1:43817`: the SDK's `NODUS_BASE_URL`. */
+  readonly url: string;
+  /** This server's key (`NODUS_API_KEY`): a fresh `nk_test_` tenant per call in open mode. */
+  readonly apiKey: string;
+  /** Moves this tenant's virtual time forward; resolves with the new virtual time (RFC 3339). */
+  advance(seconds: number): Promise<string>;
+  /** Installs a fault rule for this tenant; resolves with the stored rule and its id. */
+  fault(rule: FaultRule): Promise<Fault>;
+  /** Deletes everything this tenant owns and returns its clock to the configured default. */
+  reset(): Promise<void>;
+  /** What the server received from this tenant, newest first. */
+  requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  /** Stops listening, closes the database and removes the temporary one. */
+  close(): Promise<void>;
+}
+
+/** Thrown when a control call is answered with an error; carries the envelope's code. */
+export class MockControlError extends Error {
+  override name = 'MockControlError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Options become CLI flags so they are validated exactly like `nodus-mock --flag`. */
+function toFlags(options: MockServerOptions): string[] {
+  const flags: string[] = [];
+  for (const name of Object.keys(options) as (keyof MockServerOptions)[]) {
+    const value = options[name];
+    if (value === undefined) continue;
+    const option = OPTIONS[name];
+    if (!option) throw new TypeError(`startMockServer: unknown option "${name}"`);
+    const text = Array.isArray(value)
+      ? value.map((k) => (k.tenant === undefined ? k.key : `${k.key}=${k.tenant}`)).join(',')
+      : String(value);
+    flags.push(`--${option.flag}=${text}`);
+  }
+  return flags;
+}
+
+/**
+ * Starts a server in this process. An invalid option rejects with the CLI's one-line reason (an
+ * Error named `ConfigError`).
+ */
+export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const tempDir = options.db === undefined ? mkdtempSync(join(tmpdir(), 'nodus-mock-')) : undefined;
+  const removeTemp = () => {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  };
+  try {
+    return await serve(
+      {
+        ...options,
+        host: options.host ?? '127.0.0.1',
+        port: options.port ?? 0,
+        logLevel: options.logLevel ?? 'silent',
+        db: options.db ?? join(tempDir!, 'nodus-mock.db'),
+      },
+      removeTemp,
+    );
+  } catch (err) {
+    removeTemp();
+    throw err;
+  }
+}
+
+async function serve(options: MockServerOptions, afterClose: () => void): Promise<MockServer> {
+  // The caller's environment is not consulted: a test suite gets the same server wherever it runs.
+  const request = resolveCli(toFlags(options), {});
+  if (request.kind !== 'run') throw new Error('unreachable: no --help or --version is passed');
+  const { config } = request;
+  const app = await buildApp({ config });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  const address = app.server.address() as AddressInfo;
+  const unspecified = address.address === '0.0.0.0' || address.address === '::';
+  const hostname = unspecified ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${hostname}:${address.port}`;
+  const apiKey = config.keys ? config.keys[0].key : `nk_test_${randomBytes(12).toString('hex')}`;
+
+  const control = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const parsed = text === '' ? undefined : JSON.parse(text);
+    if (!res.ok) {
+      throw new MockControlError(res.status, parsed?.error ?? 'unknown', `${method} ${path}: ${res.status} ${parsed?.message ?? text}`);
+    }
+    return parsed;
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    apiKey,
+    advance: async (seconds) => (await control('POST', '/_mock/clock/advance', { seconds })).now,
+    fault: (rule) => control('POST', '/_mock/faults', rule),
+    reset: async () => {
+      await control('POST', '/_mock/reset');
+    },
+    requests: async (filter = {}) => {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(filter)) if (value !== undefined) query.set(name, String(value));
+      const qs = query.toString();
+      return (await control('GET', `/_mock/requests${qs ? `?${qs}` : ''}`)).requests;
+    },
+    close: () => (closing ??= app.close().then(afterClose)),
+  };
+}
