@@ -38,6 +38,14 @@ export interface MockServerOptions {
   host?: string;
   /** TCP port (default 0: a free one). */
   port?: number;
+  /** A JSON catalog file replacing the built-in recipes. */
+  catalog?: string;
+  /** Virtual seconds an Idempotency-Key is remembered (default 86400). */
+  idempotencyTtl?: number;
+  /** RL events stored per workload before the rest count as dropped (default 100000). */
+  maxEventsPerWorkload?: number;
+  /** Encoded RL event bytes stored per workload (default 64 MiB). */
+  maxEventBytesPerWorkload?: number;
 }
 
 /** A `/_mock/faults` rule as control-api.md documents it. */

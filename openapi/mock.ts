@@ -38,3 +38,27 @@ export const BudgetUpdate = z
     month_to_date_usd: z.number().nonnegative().max(1e9).optional().describe('spend already counted this month (default 0)'),
   })
   .meta({ id: 'MockBudget' });
+
+export const RecoverRequest = z
+  .strictObject({
+    replay_last: z.int().min(0).max(100_000).optional().describe('task events of the old generation reported again, with their event ids, in the new one (default 0)'),
+  })
+  .meta({ id: 'MockRecover' });
+
+export const DropEventsRequest = z
+  .strictObject({ count: z.int().min(1).max(1_000_000_000) })
+  .meta({ id: 'MockDropEvents' });
+
+export const FailRequest = z
+  .strictObject({ reason: z.string().min(1).max(1024).optional() })
+  .meta({ id: 'MockFail' });
+
+export const InterventionResult = z
+  .object({
+    workload_id: z.string(),
+    status: z.string(),
+    generation: z.int(),
+    dropped_events: z.int(),
+    truncated: z.boolean(),
+  })
+  .meta({ id: 'MockInterventionResult' });

@@ -26,5 +26,13 @@ export default (async function mockClockRoutes(app) {
       body: ClockAdvance,
       response: { 200: ClockNow, ...errorResponses },
     },
-  }, async (request) => ({ now: isoTime(app.clock.advance(request.tenant.id, request.body.seconds).nowMs) }));
+  }, async (request) => {
+    const tenantId = request.tenant.id;
+    const nowMs = app.store.write(() => {
+      const view = app.clock.advance(tenantId, request.body.seconds);
+      app.materialiser.materialiseTenant(tenantId, view.nowMs);
+      return view.nowMs;
+    });
+    return { now: isoTime(nowMs) };
+  });
 }) satisfies FastifyPluginAsyncZod;

@@ -111,11 +111,6 @@ const expectStatus = (res, status, what) =>
  */
 async function launchRun(api) {
   const recipes = await api('GET', '/v1/rl-recipes');
-  // Fallback while the RL routes are being built on another branch: remove this `if` when they land.
-  if (recipes.status === 404) {
-    say('launch check: not available on this build (404)');
-    return async () => {};
-  }
   expectStatus(recipes, 200, 'GET /v1/rl-recipes');
   const preview = await api('POST', '/v1/rl-runs/preview', {
     recipe_id: 'reasoning-gym-leg-counting',

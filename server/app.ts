@@ -17,6 +17,7 @@ import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 import errorHandler from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
+import { Materialiser } from './materialise.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './request-log.js';
 import { packageVersion } from './package-info.js';
@@ -24,8 +25,12 @@ import healthRoutes from '../routes/health.js';
 import meRoutes from '../routes/me.js';
 import mockAdmissionRoutes from '../routes/mock-admission.js';
 import mockClockRoutes from '../routes/mock-clock.js';
+import mockWorkloadRoutes from '../routes/mock-workloads.js';
+import outputRoutes from '../routes/outputs.js';
+import rlEventRoutes from '../routes/rl-events.js';
 import rlRecipeRoutes from '../routes/rl-recipes.js';
 import rlRunRoutes from '../routes/rl-runs.js';
+import workloadRoutes from '../routes/workloads.js';
 import './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -78,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('store', store);
   app.decorate('clock', new VirtualClock(store, config, options.wallNow));
   app.decorate('catalog', catalog);
+  app.decorate('materialiser', new Materialiser(app));
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -131,8 +137,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(meRoutes);
   await app.register(rlRecipeRoutes);
   await app.register(rlRunRoutes);
+  await app.register(workloadRoutes);
+  await app.register(outputRoutes);
+  await app.register(rlEventRoutes);
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);
+  await app.register(mockWorkloadRoutes);
 
   await app.ready();
   return app;

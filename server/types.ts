@@ -1,6 +1,7 @@
 import type { Catalog } from './catalog.js';
 import type { Config } from './config.js';
 import type { VirtualClock } from './clock.js';
+import type { Materialiser } from './materialise.js';
 import type { Store } from '../store/index.js';
 
 export interface Tenant {
@@ -14,6 +15,7 @@ declare module 'fastify' {
     store: Store;
     clock: VirtualClock;
     catalog: Catalog;
+    materialiser: Materialiser;
   }
   interface FastifyRequest {
     /** Set by the auth hook on every /v1 and /_mock request that got past it. */

@@ -1,5 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import type { FastifyInstance } from 'fastify';
+import type { WorkloadRow } from '../store/workloads.js';
+import { notFound } from './errors.js';
 import type { SimSpec } from './simulator/types.js';
 
 /** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
@@ -43,3 +45,12 @@ export function insertWorkload(app: FastifyInstance, tenantId: string, w: NewWor
 
 export const submitResult = (id: string) => ({ id, workload_id: id, status: 'accepted', revision: 1 });
 
+/**
+ * The tenant's workload, materialised up to its virtual now, or 404: a malformed id, a missing
+ * one and another tenant's all read the same. Call inside a write transaction.
+ */
+export function currentWorkload(app: FastifyInstance, tenantId: string, id: string): WorkloadRow {
+  const row = WORKLOAD_ID_PATTERN.test(id) ? app.store.workloads.get(tenantId, id) : undefined;
+  if (!row) throw notFound(`workload ${id}`);
+  return app.materialiser.materialise(row, app.clock.nowMs(tenantId));
+}

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { DEFAULT_CATALOG_PATH, loadCatalog, parseCatalog } from '../server/catalog.js';
-import { packageRoot } from '../server/package-info.js';
+import { MAIN } from './helpers/cli.js';
 import { startServer, tempDbPath } from './helpers/server.js';
 
 const defaults = () => JSON.parse(readFileSync(DEFAULT_CATALOG_PATH(), 'utf8'));
@@ -52,12 +52,11 @@ t.test('the server refuses to start on an invalid catalog: exit 2, one line', as
   delete doc.recipes[0].taskset;
   const file = join(dirname(tempDbPath(t)), 'bad.json');
   writeFileSync(file, JSON.stringify(doc));
-  const main = join(packageRoot(), 'dist', 'server', 'main.js');
-  const r = spawnSync(process.execPath, [main, '--port', '0', '--db', ':memory:', '--catalog', file], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
+  const r = spawnSync(process.execPath, [MAIN, '--port', '0', '--db', ':memory:', '--catalog', file], { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
   t.equal(r.status, 2);
   t.match(r.stderr, /recipes\[0\] \(reasoning-gym-leg-counting\) taskset/);
   t.equal(r.stderr.trim().split('\n').length, 1);
-  const missing = spawnSync(process.execPath, [main, '--db', ':memory:', '--catalog', '/nonexistent.json'], { encoding: 'utf8' });
+  const missing = spawnSync(process.execPath, [MAIN, '--db', ':memory:', '--catalog', '/nonexistent.json'], { encoding: 'utf8' });
   t.equal(missing.status, 2);
   t.match(missing.stderr, /cannot read/);
 });

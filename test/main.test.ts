@@ -1,30 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
-import { packageRoot, packageVersion } from '../server/package-info.js';
+import { packageVersion } from '../server/package-info.js';
+import { MAIN, startCli } from './helpers/cli.js';
 import { tempDbPath } from './helpers/server.js';
-
-const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
-
-/** Starts the real CLI and resolves with its printed base URL. */
-function startCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const ready = new Promise<{ url: string; out: () => string }>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m && out.includes('NODUS_API_KEY=')) resolve({ url: m[1], out: () => out });
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, ready, exited };
-}
 
 t.test('--port 0 picks a port and prints the URL and an export line', async (t) => {
   const db = tempDbPath(t);

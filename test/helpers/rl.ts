@@ -24,3 +24,45 @@ export async function previewAndLaunch(s: TestServer, configuration: Record<stri
 export function workloadCount(s: TestServer): number {
   return (s.app.store.db.prepare('SELECT count(*) AS n FROM workloads').get() as { n: number }).n;
 }
+
+/** Launches a recipe run and returns its workload id and the preview it was launched from. */
+export async function launchRun(s: TestServer, configuration: Record<string, unknown>, key = `run-${Math.random().toString(36).slice(2)}`, callKey?: string) {
+  const { preview, launch } = await previewAndLaunch(s, configuration, key, callKey);
+  if (launch.status !== 202) throw new Error(`launch failed: ${launch.status} ${launch.text}`);
+  return { id: launch.body.id as string, preview: preview.body };
+}
+
+export async function advance(s: TestServer, seconds: number, callKey?: string): Promise<void> {
+  const res = await s.call('POST', '/_mock/clock/advance', { body: { seconds }, key: callKey });
+  if (res.status !== 200) throw new Error(`advance failed: ${res.status} ${res.text}`);
+}
+
+/** Enough virtual time for any run of this preview to finish, grading included. */
+export const secondsToFinish = (preview: any) => Math.ceil(preview.estimate.completion_seconds.high * 1.2) + 300;
+
+/** Every RL event row of a workload, drained page by page. */
+export async function drainEvents(s: TestServer, id: string, callKey?: string, limit = 200) {
+  const rows: any[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const q = after === undefined ? `?limit=${limit}` : `?limit=${limit}&after=${encodeURIComponent(after)}`;
+    const page = await s.call('GET', `/v1/workloads/${id}/rl-events${q}`, { key: callKey });
+    if (page.status !== 200) throw new Error(`rl-events failed: ${page.status} ${page.text}`);
+    rows.push(...page.body.events);
+    after = page.body.next_cursor;
+    if (!page.body.has_more) return { rows, last: page.body };
+  }
+}
+
+/** Every lifecycle event of a workload, paged as the SDK's iter_events does. */
+export async function lifecycleEvents(s: TestServer, id: string, callKey?: string) {
+  const events: any[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await s.call('GET', `/v1/workloads/${id}/events?after=${after}`, { key: callKey });
+    if (page.status !== 200) throw new Error(`events failed: ${page.status} ${page.text}`);
+    if (page.body.events.length === 0) return events;
+    events.push(...page.body.events);
+    after = Math.max(...page.body.events.map((e: any) => e.id));
+  }
+}

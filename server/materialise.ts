@@ -1,0 +1,173 @@
+import type { FastifyInstance } from 'fastify';
+import type { EventBounds, RLEventInput } from '../store/rl-events.js';
+import type { InterventionRow } from '../store/workload-runtime.js';
+import type { WorkloadRow } from '../store/workloads.js';
+import { canonicalJson } from './canonical.js';
+import { simulate, stateAt, type Timeline } from './simulator/index.js';
+import type { Intervention, SimRLEvent, SimSpec, TimelineItem } from './simulator/types.js';
+import { FIRST_GENERATION } from './workloads.js';
+
+/** The contract's cap on one encoded event (RLEvent, 16 KiB). */
+export const MAX_EVENT_BYTES = 16 * 1024;
+
+const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
+
+export interface RunContext {
+  spec: SimSpec;
+  interventions: Intervention[];
+  timeline: Timeline;
+}
+
+export function rlEventInput(stageId: string, generation: number, receivedAtMs: number, event: SimRLEvent): RLEventInput {
+  return {
+    stageId,
+    generation,
+    receivedAtMs,
+    eventId: event.event_id,
+    phase: event.phase,
+    taskId: event.task_id,
+    attempt: event.attempt,
+    kind: event.kind,
+    event: canonicalJson(event),
+  };
+}
+
+function toIntervention(row: InterventionRow): Intervention {
+  return { kind: row.kind, atMs: row.atMs, ...JSON.parse(row.args) } as Intervention;
+}
+
+/** Index of the first item after `t` (items are sorted by atMs). */
+function firstAfter(items: readonly TimelineItem[], t: number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (items[mid].atMs <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Design decision 5: a workload's stored rows are the simulator's timeline up to the tenant's
+ * virtual now. Every call writes what fell due since the last one, in the caller's transaction,
+ * and moves the row's `materialised_to_ms` with it, so a restart continues exactly where the
+ * last commit stopped: no gaps, no duplicates. Timelines are derived data and cached per
+ * (workload, intervention count); nothing authoritative lives in the cache.
+ */
+export class Materialiser {
+  private readonly cache = new Map<string, RunContext>();
+
+  constructor(private readonly app: FastifyInstance) {}
+
+  bounds(): EventBounds {
+    return {
+      maxEvents: this.app.config.maxEventsPerWorkload,
+      maxBytes: this.app.config.maxEventBytesPerWorkload,
+      maxEventBytes: MAX_EVENT_BYTES,
+    };
+  }
+
+  context(row: WorkloadRow): RunContext {
+    const rows = this.app.store.runtime.interventions(row.id);
+    const key = `${row.id}:${rows.length ? rows[rows.length - 1].seq : 0}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const spec = JSON.parse(row.spec) as SimSpec;
+    const interventions = rows.filter((r) => SIMULATED_KINDS.has(r.kind)).map(toIntervention);
+    const context = { spec, interventions, timeline: simulate(spec, interventions) };
+    if (this.cache.size >= 256) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, context);
+    return context;
+  }
+
+  /** Brings one workload up to `nowMs`; returns the row as stored afterwards. */
+  materialise(row: WorkloadRow, nowMs: number): WorkloadRow {
+    if (row.settled || nowMs <= row.materialisedToMs) return row;
+    const ctx = this.context(row);
+    const { items } = ctx.timeline;
+    const store = this.app.store;
+    const from = firstAfter(items, row.materialisedToMs);
+    const to = firstAfter(items, nowMs);
+    const plan = ctx.spec.privateGrading ? store.grading.plan(row.id, 1) : undefined;
+    let generation = row.generation;
+    let batch: RLEventInput[] = [];
+    const flush = () => {
+      if (batch.length) store.rlEvents.append(row.id, batch, this.bounds());
+      batch = [];
+    };
+
+    for (let i = from; i < to; i++) {
+      const item = items[i];
+      switch (item.kind) {
+        case 'status':
+          if (item.generation > generation) {
+            flush();
+            this.replayIntoGeneration(row.id, ctx, item.generation, item.atMs);
+            generation = item.generation;
+          }
+          break;
+        case 'lifecycle':
+          store.runtime.addEvent(row.id, item.eventId, item.eventType, item.payload, item.atMs);
+          break;
+        case 'rl_event':
+          batch.push(rlEventInput(item.stageId, item.generation, item.atMs, item.event));
+          break;
+        case 'receipt':
+          // A plan the user replaced through the control API is theirs; simulated receipts stop.
+          if (plan?.simulated) store.grading.putReceipt(row.id, 1, item.receipt.attempt_id, item.atMs, item.receipt);
+          break;
+        case 'log':
+          store.runtime.addLog(row.id, item.stageId, item.generation, item.atMs, item.line);
+          break;
+      }
+    }
+    flush();
+
+    const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
+    const lastAtMs = items.length ? items[items.length - 1].atMs : row.createdAtMs;
+    const next = {
+      status: state.status,
+      updatedAtMs: state.updatedAtMs,
+      spendUsd: state.spendUsd,
+      generation: Math.max(generation, state.generation),
+      materialisedToMs: nowMs,
+      settled: state.terminal && nowMs >= lastAtMs ? 1 : 0,
+    };
+    store.workloads.saveState(row.id, next);
+    return { ...row, ...next };
+  }
+
+  /**
+   * Recovery re-reports the last N task events of the old generation with their event ids, as
+   * new rows of the new one (wire-contract.md 2.8): read from the stored rows, so ingested
+   * events of custom runs are replayed the same way as simulated ones.
+   */
+  private replayIntoGeneration(workloadId: string, ctx: RunContext, generation: number, atMs: number): void {
+    const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover');
+    const cause = recoveries[generation - FIRST_GENERATION - 1];
+    if (!cause || cause.replayLast <= 0) return;
+    const previous = this.app.store.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
+    this.app.store.rlEvents.append(
+      workloadId,
+      previous.map((e) => ({ ...e, generation, receivedAtMs: atMs })),
+      this.bounds(),
+    );
+  }
+
+  /**
+   * Records an intervention and applies it. It takes effect 1 ms after everything already
+   * materialised, so the timeline before it (already stored) is the same with or without it.
+   */
+  intervene(row: WorkloadRow, nowMs: number, kind: string, args: object = {}): WorkloadRow {
+    const current = this.materialise(row, nowMs);
+    const atMs = Math.max(nowMs, current.materialisedToMs) + 1;
+    this.app.store.runtime.addIntervention(row.id, atMs, kind, args);
+    return this.materialise(current, atMs);
+  }
+
+  /** Every workload of the tenant that may still change, brought up to `nowMs`. */
+  materialiseTenant(tenantId: string, nowMs: number): void {
+    for (const row of this.app.store.workloads.unsettled(tenantId)) this.materialise(row, nowMs);
+  }
+}

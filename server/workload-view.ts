@@ -1,0 +1,79 @@
+import type { z } from 'zod';
+import type { Meter, Workload, WorkloadListItem } from '../openapi/workloads.js';
+import type { WorkloadRow } from '../store/workloads.js';
+import { isoTime } from './clock.js';
+import type { RunContext } from './materialise.js';
+import { stateAt } from './simulator/index.js';
+import { estimateRun } from './simulator/estimate.js';
+
+const usd = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/**
+ * Spend the SDK can read: while running it accrues, once the run has ended it is settled
+ * (compute only; the mock charges no platform fee).
+ */
+export function meterOf(row: WorkloadRow, rateUsdHour: number, terminal: boolean): z.infer<typeof Meter> {
+  const spend = usd(row.spendUsd);
+  return {
+    settled_usd: terminal ? spend : 0,
+    accruing_usd: terminal ? 0 : spend,
+    accruing_rate_usd_hour: terminal ? 0 : rateUsdHour,
+    total_now_usd: spend,
+    as_of: isoTime(row.materialisedToMs),
+    charge_state: terminal ? 'final' : 'estimated',
+    ...(terminal ? { final_charge_usd: spend } : {}),
+    compute_settled_usd: terminal ? spend : 0,
+    compute_accruing_usd: terminal ? 0 : spend,
+    platform_fee_settled_usd: 0,
+    platform_fee_accruing_usd: 0,
+  };
+}
+
+/** GET /v1/workloads/{id}: the row as materialised, with the simulator's view of its stage. */
+export function workloadView(row: WorkloadRow, ctx: RunContext): z.infer<typeof Workload> {
+  const state = stateAt(ctx.spec, ctx.interventions, row.materialisedToMs, ctx.timeline);
+  const payload = JSON.parse(row.payload);
+  const estimate = estimateRun(ctx.spec);
+  const requirements = payload.requirements ?? {};
+  return {
+    id: row.id,
+    tenant_id: row.tenantId,
+    status: row.status,
+    revision: row.revision,
+    spend_usd: usd(row.spendUsd),
+    created_at: isoTime(row.createdAtMs),
+    updated_at: isoTime(row.updatedAtMs),
+    payload,
+    route: {
+      offer_id: `mock-${(requirements.gpu ?? requirements.compute_class ?? 'accelerator').toString().toLowerCase()}-1`,
+      compute_class: requirements.compute_class || 'accelerator',
+      fit_class: 'fits',
+      region: 'mock-local-1',
+      price_usd_hour: ctx.spec.usdPerHour,
+      interruptible: false,
+      expected_cost_usd: estimate.computeCostUsd.high,
+      expected_hours: Math.round((estimate.completionSeconds.high / 3600) * 1e4) / 1e4,
+    },
+    latest_checkpoint: null,
+    stages: [{ ...state.stage, continuity_mode: payload.continuity?.mode || 'checkpointed' }],
+    meter: meterOf(row, state.accruingRateUsdHour, state.terminal),
+    unit_metrics: null,
+    links: [],
+    sink_error: '',
+  };
+}
+
+export function listItemView(row: WorkloadRow, rateUsdHour: number, terminal: boolean): z.infer<typeof WorkloadListItem> {
+  return {
+    id: row.id,
+    status: row.status,
+    spend_usd: usd(row.spendUsd),
+    revision: row.revision,
+    created_at: isoTime(row.createdAtMs),
+    updated_at: isoTime(row.updatedAtMs),
+    meter: meterOf(row, rateUsdHour, terminal),
+    owner_user_id: null,
+    ...(row.name ? { name: row.name.slice(0, 120) } : {}),
+    links: [],
+  };
+}
