@@ -8,6 +8,7 @@ import { isoTime } from './clock.js';
 import { ApiError } from './errors.js';
 import { reviewToken, sameToken } from './review-token.js';
 import { estimateRun } from './simulator/estimate.js';
+import { gradingPlanSha256 } from './simulator/index.js';
 import type { RunMode, SimSpec } from './simulator/types.js';
 import { insertWorkload, newWorkloadId, submitResult, type NewWorkload } from './workloads.js';
 
@@ -228,5 +229,9 @@ export function admitLaunch(app: FastifyInstance, tenantId: string, body: z.infe
   const refusal = budgetRefusal(app, tenantId, workload.estimatedCostUsd);
   if (refusal) throw refusal;
   insertWorkload(app, tenantId, workload);
+  // Recipes with private grading admit a plan for revision 1; the materialiser fills its receipts.
+  if (run.recipe.private_grading) {
+    app.store.grading.putPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
+  }
   return { status: 202, body: submitResult(workload.id), workloadId: workload.id };
 }
