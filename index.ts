@@ -46,6 +46,10 @@ export interface MockServerOptions {
   maxEventsPerWorkload?: number;
   /** Encoded RL event bytes stored per workload (default 64 MiB). */
   maxEventBytesPerWorkload?: number;
+  /** Requests kept per tenant in the journal (default 1000). */
+  journalSize?: number;
+  /** A scenario file applied at start (see scenarios/). */
+  scenario?: string;
 }
 
 /** A `/_mock/faults` rule as control-api.md documents it. */

@@ -30,6 +30,11 @@ export const RecipeOverrideUpdate = z
     available: z.boolean(),
     unavailable_reason: z.string().min(1).max(512).optional().describe('shown to this tenant while unavailable'),
   })
+  // Here rather than in the route so scenario files get the same rule with the same message.
+  .refine((o) => !o.available || o.unavailable_reason === undefined, {
+    path: ['unavailable_reason'],
+    message: 'only allowed with available false',
+  })
   .meta({ id: 'MockRecipeOverride' });
 
 export const BudgetUpdate = z
@@ -62,3 +67,95 @@ export const InterventionResult = z
     truncated: z.boolean(),
   })
   .meta({ id: 'MockInterventionResult' });
+
+export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** An exact path, `{name}` segments standing for one segment each, an optional trailing `*`. */
+export const FAULT_PATH_PATTERN = /^(\/([^/?#*{}\s]*|\{[A-Za-z_][A-Za-z0-9_]*\}))+\*?$/;
+
+export const FaultAction = z
+  .discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('error'),
+      status: z.number().int().min(400).max(599),
+      error: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).describe('the envelope\'s error code, e.g. spend_check_unavailable'),
+      message: z.string().min(1).max(1024).default('fault injected by nodus-mock'),
+      retry_after: z.number().min(0).max(86400).optional().describe('seconds, sent as Retry-After'),
+    }).describe('answer with this status and envelope before the handler runs'),
+    z.strictObject({
+      type: z.literal('delay'),
+      ms: z.number().int().min(1).max(60_000),
+    }).describe('wait, then handle the request normally'),
+    z.strictObject({ type: z.literal('reset') }).describe('destroy the connection before the handler runs: nothing happens'),
+    z.strictObject({ type: z.literal('drop_response') })
+      .describe('run the handler (it commits), then destroy the connection without answering'),
+  ])
+  .meta({ id: 'MockFaultAction' });
+
+export const FaultRule = z
+  .strictObject({
+    method: z.enum(FAULT_METHODS).optional().describe('any method when absent'),
+    path: z
+      .string()
+      .max(1024)
+      .regex(FAULT_PATH_PATTERN, 'must start with / and be an exact path, a template such as /v1/workloads/{id}, or a prefix ending in *; leave the query string out')
+      .describe('exact path, route template (/v1/workloads/{id}) or prefix ending in *; the query string is ignored'),
+    times: z.number().int().min(1).max(1_000_000).default(1).describe('matching requests it applies to'),
+    after: z.number().int().min(0).max(1_000_000).default(0).describe('matching requests let through first'),
+    action: FaultAction,
+  })
+  .meta({ id: 'MockFaultRule' });
+
+export const Fault = z
+  .object({
+    id: z.string(),
+    method: z.enum(FAULT_METHODS).nullable().describe('null: any method'),
+    path: z.string(),
+    times: z.number().int(),
+    after: z.number().int(),
+    action: FaultAction,
+    remaining: z.number().int().describe('applications left (times − applied)'),
+    seen: z.number().int().describe('matching requests this rule has counted while live'),
+    applied: z.number().int(),
+    source: z.enum(['api', 'scenario']),
+    created_at: z.string().describe('RFC 3339 virtual time'),
+  })
+  .meta({ id: 'MockFault' });
+
+export const FaultList = z.object({ faults: z.array(Fault) }).meta({ id: 'MockFaultList' });
+
+export const JournalQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  path: z.string().max(1024).regex(/^\/[^?#]*$/, 'must start with / (a trailing * matches a prefix)').optional(),
+  method: z.string().regex(/^[A-Za-z]{1,16}$/).optional().describe('case-insensitive'),
+});
+
+export const JournalEntry = z
+  .object({
+    id: z.number().int().describe('increases with each journaled request; never reused'),
+    at: z.string().describe('RFC 3339 virtual time the request arrived'),
+    wall_at: z.string().describe('RFC 3339 wall-clock time the request arrived'),
+    method: z.string(),
+    path: z.string().describe('as sent, without the query string'),
+    query: z.record(z.string(), z.union([z.string(), z.array(z.string())])).describe('as sent; a repeated name gives an array'),
+    status: z.number().int().nullable().describe('null when the connection was reset or dropped unanswered'),
+    request_id: z.string(),
+    idempotency_key: z.string().nullable(),
+    replayed: z.boolean().describe('the answer carried Idempotent-Replayed: true'),
+    fault: z.enum(['error', 'delay', 'reset', 'drop_response']).nullable(),
+    fault_id: z.string().nullable(),
+    body: z.unknown().describe('parsed JSON when JSON, else text; null without a body; a cut body is text ending in a marker'),
+    body_bytes: z.number().int().describe('bytes received'),
+    body_truncated: z.boolean(),
+    duration_ms: z.number(),
+  })
+  .meta({ id: 'MockJournalEntry' });
+
+export const JournalList = z.object({ requests: z.array(JournalEntry) }).meta({ id: 'MockJournal' });
+
+export const ResetResult = z
+  .object({
+    reset: z.literal(true),
+    deleted: z.record(z.string(), z.number().int()).describe('rows deleted per table (rows removed by cascade not counted)'),
+  })
+  .meta({ id: 'MockReset' });

@@ -5,7 +5,7 @@ import { BudgetUpdate, RecipeOverrideUpdate } from '../openapi/mock.js';
 import { RLRecipeDescriptor } from '../openapi/rl-recipes.js';
 import { recipeAvailability } from '../server/admission.js';
 import { Catalog } from '../server/catalog.js';
-import { ApiError, notFound } from '../server/errors.js';
+import { notFound } from '../server/errors.js';
 
 const RecipeId = z.object({ id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/) });
 
@@ -23,9 +23,6 @@ export default (async function mockAdmissionRoutes(app) {
     const recipe = app.catalog.recipe(request.params.id);
     if (!recipe) throw notFound(`recipe ${request.params.id}`);
     const { available, unavailable_reason: reason } = request.body;
-    if (available && reason !== undefined) {
-      throw new ApiError(400, 'invalid_request', 'body.unavailable_reason: only allowed with available false');
-    }
     app.store.admission.setOverride(request.tenant.id, recipe.id, { available, unavailableReason: reason ?? null });
     const availability = recipeAvailability(app, request.tenant.id, recipe);
     return Catalog.descriptor(recipe, availability.available, availability.reason);

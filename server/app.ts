@@ -16,11 +16,14 @@ import { VirtualClock } from './clock.js';
 import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 import errorHandler from './error-handler.js';
+import faults from './faults.js';
+import journal from './journal.js';
 import { parseJsonBody } from './json-body.js';
 import { Materialiser } from './materialise.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './request-log.js';
 import { packageVersion } from './package-info.js';
+import { applyScenario, loadScenario } from './scenario.js';
 import healthRoutes from '../routes/health.js';
 import meRoutes from '../routes/me.js';
 import mockAdmissionRoutes from '../routes/mock-admission.js';
@@ -28,6 +31,9 @@ import mockClockRoutes from '../routes/mock-clock.js';
 import mockWorkloadRoutes from '../routes/mock-workloads.js';
 import outputRoutes from '../routes/outputs.js';
 import rlEventRoutes from '../routes/rl-events.js';
+import mockFaultRoutes from '../routes/mock-faults.js';
+import mockRequestRoutes from '../routes/mock-requests.js';
+import mockResetRoutes from '../routes/mock-reset.js';
 import rlRecipeRoutes from '../routes/rl-recipes.js';
 import rlRunRoutes from '../routes/rl-runs.js';
 import workloadRoutes from '../routes/workloads.js';
@@ -67,6 +73,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const catalog = options.catalog ?? loadCatalog(config.catalog);
+  const scenario = config.scenario === undefined ? undefined : loadScenario(config.scenario, catalog);
   const store = options.store ?? openStore(config.db);
   const app = Fastify({
     loggerInstance: (options.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
@@ -87,8 +94,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('rawBody', null);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string;
     try {
       done(null, parseJsonBody(body as string));
     } catch (err) {
@@ -104,6 +113,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
   await app.register(auth);
+  await app.register(journal);
+  await app.register(faults);
 
   await app.register(swagger, {
     openapi: {
@@ -143,7 +154,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);
   await app.register(mockWorkloadRoutes);
+  await app.register(mockFaultRoutes);
+  await app.register(mockRequestRoutes);
+  await app.register(mockResetRoutes);
 
   await app.ready();
+  if (scenario) {
+    try {
+      const tenants = applyScenario(app, scenario);
+      app.log.info({ scenario: scenario.source, applied_to: tenants }, 'scenario applied');
+    } catch (err) {
+      await app.close();
+      throw err;
+    }
+  }
   return app;
 }

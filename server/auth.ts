@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
-import { API_KEY_PATTERN, OPEN_MODE_KEY_PREFIX, type KeyEntry } from './config.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { API_KEY_PATTERN, OPEN_MODE_KEY_PREFIX } from './config.js';
 import { ApiError } from './errors.js';
 import type { Tenant } from './types.js';
 
@@ -10,29 +10,37 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 /** Only the API surfaces need a key; health, the OpenAPI document and /docs stay public. */
 export const needsKey = (url: string) => /^\/(v1|_mock)(\/|\?|$)/.test(url);
 
+/** The /v1 wire surface: what faults act on and the journal records. */
+export const isV1 = (url: string) => /^\/v1(\/|\?|$)/.test(url);
+
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
 
 /**
  * Tenants come from keys (design decision 2). Open mode takes any `nk_test_` key and makes it its
- * own tenant on first use; strict mode takes only the configured keys. The resolved tenant is
- * cached per key: the row it mirrors never changes once written.
+ * own tenant on first use; strict mode takes only the configured keys. Registers the key (and its
+ * tenant) when new; throws a 401 ApiError for a key this server does not accept. Scenario files
+ * register their keys through this too.
  */
+export function registerKey(app: FastifyInstance, key: string): Tenant {
+  const entry = app.config.keys?.find((k) => k.key === key);
+  if (app.config.keys && !entry) throw unauthorized('this API key is not configured on this server');
+  if (!app.config.keys && !key.startsWith(OPEN_MODE_KEY_PREFIX)) {
+    throw unauthorized(`API keys on this mock start with ${OPEN_MODE_KEY_PREFIX}`);
+  }
+  const hash = sha256(key);
+  const tenantId = entry?.tenant ?? `tn_${hash.slice(0, 20)}`;
+  const registered = app.store.tenants.register(hash, `key_${hash.slice(0, 16)}`, tenantId, app.clock.wallNow());
+  return { id: registered.tenantId, keyId: registered.keyId };
+}
+
+/** The resolved tenant is cached per key: the row it mirrors never changes once written. */
 export default fp(async function auth(app) {
-  const strict = new Map<string, KeyEntry>((app.config.keys ?? []).map((k) => [k.key, k]));
   const cache = new Map<string, Tenant>();
 
   function resolve(key: string): Tenant {
     const cached = cache.get(key);
     if (cached) return cached;
-    const entry = strict.get(key);
-    if (app.config.keys && !entry) throw unauthorized('this API key is not configured on this server');
-    if (!app.config.keys && !key.startsWith(OPEN_MODE_KEY_PREFIX)) {
-      throw unauthorized(`API keys on this mock start with ${OPEN_MODE_KEY_PREFIX}`);
-    }
-    const hash = sha256(key);
-    const tenantId = entry?.tenant ?? `tn_${hash.slice(0, 20)}`;
-    const registered = app.store.tenants.register(hash, `key_${hash.slice(0, 16)}`, tenantId, app.clock.wallNow());
-    const tenant = { id: registered.tenantId, keyId: registered.keyId };
+    const tenant = registerKey(app, key);
     if (cache.size > 10_000) cache.clear();
     cache.set(key, tenant);
     return tenant;

@@ -95,6 +95,16 @@ export const OPTIONS = {
     help: 'encoded RL event bytes stored per workload (default 64 MiB)',
     schema: z.coerce.number().int().positive().max(2 ** 40),
   },
+  journalSize: {
+    flag: 'journal-size', env: 'NODUS_MOCK_JOURNAL_SIZE', default: '1000',
+    help: 'requests kept per tenant in the request journal (GET /_mock/requests); older ones are evicted',
+    schema: z.coerce.number().int().positive().max(1_000_000),
+  },
+  scenario: {
+    flag: 'scenario', env: 'NODUS_MOCK_SCENARIO', default: undefined,
+    help: 'JSON scenario file applied at start: per key clock, faults, recipe overrides, budget (see scenarios/)',
+    schema: z.string().min(1).optional(),
+  },
 } as const;
 
 type Options = typeof OPTIONS;

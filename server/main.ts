@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { CatalogError } from './catalog.js';
 import { ConfigError, HELP_TEXT, describeConfig, resolveCli } from './config.js';
+import { ScenarioError } from './scenario.js';
 import { createLogger } from './logger.js';
 import { packageVersion } from './package-info.js';
 
@@ -37,8 +38,8 @@ async function main(): Promise<void> {
     app = await buildApp({ config, logger });
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
-    // A catalog that fails validation is a configuration mistake, like a bad flag.
-    const configMistake = err instanceof CatalogError;
+    // A catalog or scenario file that fails validation is a configuration mistake, like a bad flag.
+    const configMistake = err instanceof CatalogError || err instanceof ScenarioError;
     process.stderr.write(`nodus-mock: ${configMistake ? '' : 'cannot start: '}${(err as Error).message}\n`);
     process.exit(configMistake ? 2 : 1);
   }

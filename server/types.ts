@@ -2,6 +2,7 @@ import type { Catalog } from './catalog.js';
 import type { Config } from './config.js';
 import type { VirtualClock } from './clock.js';
 import type { Materialiser } from './materialise.js';
+import type { AppliedFault } from './faults.js';
 import type { Store } from '../store/index.js';
 
 export interface Tenant {
@@ -20,6 +21,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook on every /v1 and /_mock request that got past it. */
     tenant: Tenant;
+    /** The fault rule the fault hook applied to this request, if any. */
+    fault: AppliedFault | null;
+    /** The text of a JSON body as it arrived (kept by the JSON parser for the request journal). */
+    rawBody: string | null;
   }
   interface FastifyContextConfig {
     /**

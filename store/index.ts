@@ -1,8 +1,12 @@
 import { createAdmissionStore } from './admission.js';
 import { openDatabase, type Db } from './db.js';
+import { createFaultStore } from './faults.js';
 import { createGradingStore } from './grading.js';
 import { createIdempotencyStore } from './idempotency.js';
+import { createJournalStore } from './journal.js';
+import { createResetStore } from './reset.js';
 import { createRLEventStore } from './rl-events.js';
+import { createScenarioStateStore } from './scenario-state.js';
 import { createSettingsStore } from './settings.js';
 import { createTenantStore } from './tenants.js';
 import { createWorkloadRuntimeStore } from './workload-runtime.js';
@@ -21,6 +25,10 @@ function createStore(db: Db) {
     runtime: createWorkloadRuntimeStore(db),
     rlEvents: createRLEventStore(db),
     grading: createGradingStore(db),
+    faults: createFaultStore(db),
+    journal: createJournalStore(db),
+    scenarios: createScenarioStateStore(db),
+    reset: createResetStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

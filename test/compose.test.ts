@@ -46,8 +46,6 @@ const COMPOSE_ONLY = ['NODUS_MOCK_PORT'];
  * Specified in shared/control-api.md and being added to OPTIONS on another branch. Once OPTIONS has
  * it, the first test fails to say this list must go.
  */
-const AWAITING_SERVER_OPTION = ['NODUS_MOCK_SCENARIO'];
-
 const INTERPOLATION = /^\$\{(\w+):-([^}]*)\}$/;
 
 t.test('the YAML subset reader reads what it supports and refuses the rest', async (t) => {
@@ -61,11 +59,8 @@ t.test('the YAML subset reader reads what it supports and refuses the rest', asy
 });
 
 t.test('every variable the container gets is a server option', async (t) => {
-  for (const name of AWAITING_SERVER_OPTION) {
-    t.notOk(SERVER_ENV.has(name), `${name} is a server option now: remove it from AWAITING_SERVER_OPTION`);
-  }
   for (const name of [...Object.keys(service.environment), ...Object.keys(imageEnv)]) {
-    t.ok(SERVER_ENV.has(name) || AWAITING_SERVER_OPTION.includes(name), `${name} is in OPTIONS (server/config.ts)`);
+    t.ok(SERVER_ENV.has(name), `${name} is in OPTIONS (server/config.ts)`);
   }
 });
 

@@ -16,6 +16,8 @@ t.test('defaults', async (t) => {
   t.equal(c.clock, 'realtime');
   t.equal(c.timeScale, 60);
   t.equal(c.logLevel, 'info');
+  t.equal(c.journalSize, 1000);
+  t.equal(c.scenario, undefined);
 });
 
 t.test('flags override env, env overrides defaults', async (t) => {
