@@ -15,7 +15,7 @@ import { loadCatalog, type Catalog } from './catalog.js';
 import { VirtualClock } from './clock.js';
 import type { Config } from './config.js';
 import { ApiError } from './errors.js';
-import errorHandler from './error-handler.js';
+import errorHandler, { sendApiError } from './error-handler.js';
 import faults from './faults.js';
 import journal from './journal.js';
 import { parseJsonBody } from './json-body.js';
@@ -81,7 +81,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
-    routerOptions: { maxParamLength: 256 },
+    // Long enough that an absurd id reaches the routes' own checks (a 404) rather than the router.
+    routerOptions: { maxParamLength: 2048 },
+    // Bad percent-encoding and the like never reach hooks; answer them in the envelope too.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      return sendApiError(reply, new ApiError(status, status === 414 ? 'uri_too_long' : 'invalid_request', err.message));
+    },
     clientErrorHandler: answerClientError,
   });
   if (!options.store) app.addHook('onClose', async () => store.close());
