@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { identityText, queryInteger, sha256Hex } from './primitives.js';
+import { RLGradingReceipt } from './rl-evidence.js';
 
 /** Schemas of the /_mock control API (shared/control-api.md). */
 
@@ -159,3 +161,82 @@ export const ResetResult = z
     deleted: z.record(z.string(), z.number().int()).describe('rows deleted per table (rows removed by cascade not counted)'),
   })
   .meta({ id: 'MockReset' });
+
+const MAX_INT32 = 2147483647;
+
+const stageId = identityText(128).describe("a stage of the workload (default: its first stage, usually `main`)");
+const generationField = 'a generation from 1 to the current one (default: the current one)';
+
+export const IngestEventsRequest = z
+  .strictObject({
+    events: z.array(z.unknown()).describe('RLEvent objects; each is validated on its own, and the valid ones are kept'),
+    stage_id: stageId.optional(),
+    generation: z.int().min(1).max(MAX_INT32).optional().describe(generationField),
+  })
+  .meta({ id: 'MockIngestEvents' });
+
+export const IngestEventsText = z
+  .string()
+  .describe('the workload\'s stdout: each `nodus.rl_event {json}` line is an event, other lines are only logged')
+  .meta({ id: 'MockIngestEventsText' });
+
+/** Where a text body says which stage and generation it came from. */
+export const IngestEventsQuery = z.strictObject({
+  stage_id: stageId.optional(),
+  generation: queryInteger(1, MAX_INT32).optional().describe(generationField),
+});
+
+export const IngestEventsResult = z
+  .object({
+    workload_id: z.string(),
+    stage_id: z.string(),
+    generation: z.int(),
+    accepted: z.int().describe('events stored as new rows'),
+    duplicates: z.int().describe('repeats of an event already stored with identical content: ignored, not an error'),
+    dropped: z.int().describe('valid events not stored because of the per-workload bounds or the 16 KiB cap; counted in dropped_events'),
+    rejected: z
+      .array(
+        z.object({
+          index: z.int().describe('position in `events`, or among the `nodus.rl_event` lines of a text body'),
+          line: z.int().optional().describe('1-based line of a text body'),
+          error: z.enum(['invalid_json', 'invalid_event', 'phase_not_allowed', 'event_id_conflict', 'identity_conflict']),
+          message: z.string(),
+        }),
+      )
+      .describe('refused events, by index'),
+    dropped_events: z.int(),
+    truncated: z.boolean(),
+  })
+  .meta({ id: 'MockIngestEventsResult' });
+
+export const GradingPlanUpdate = z
+  .strictObject({
+    revision: z.int().min(1).max(MAX_INT32).optional().describe("the plan's revision (default: the workload's, 1)"),
+    plan_sha256: sha256Hex
+      .optional()
+      .describe("the plan's hash (default: the first receipt's, else the one the simulator derives); receipts naming another make the results unverifiable (500)"),
+    receipts: z
+      .array(RLGradingReceipt)
+      .max(10_000)
+      .optional()
+      .describe('stored as given; without them they are simulated (privately graded recipe runs, revision 1) or derived from the reported evaluation attempts'),
+  })
+  .superRefine((body, ctx) => {
+    const first = new Map<string, number>();
+    body.receipts?.forEach((r, i) => {
+      const seen = first.get(r.attempt_id);
+      if (seen !== undefined) ctx.addIssue({ code: 'custom', path: ['receipts', i, 'attempt_id'], message: `repeats receipts.${seen}.attempt_id` });
+      else first.set(r.attempt_id, i);
+    });
+  })
+  .meta({ id: 'MockGradingPlan' });
+
+export const GradingPlanResult = z
+  .object({
+    workload_id: z.string(),
+    revision: z.int(),
+    plan_sha256: sha256Hex,
+    source: z.enum(['given', 'simulated', 'derived']).describe('simulated receipts keep following virtual time; given and derived ones are fixed'),
+    receipts: z.array(RLGradingReceipt),
+  })
+  .meta({ id: 'MockGradingPlanResult' });

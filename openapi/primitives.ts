@@ -45,3 +45,16 @@ export const freeText = (maxBytes: number) =>
     .max(maxBytes)
     .refine(withinBytes(maxBytes), `must be at most ${maxBytes} UTF-8 bytes`)
     .refine((s) => !CONTROL_EXCEPT_TAB_AND_LINE_BREAKS.test(s), 'must not contain control characters other than tab, CR and LF');
+
+/**
+ * An integer query parameter written in decimal digits only: z.coerce would also take "1e3",
+ * "0x10" or " 7". Documented as the integer it stands for. A repeated key reaches the schema as
+ * an array (Fastify's query parser) and is refused as such.
+ */
+export const queryInteger = (min: number, max: number) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : Array.isArray(issue.input) ? 'must be given once' : undefined) })
+    .regex(/^[0-9]+$/, 'must be a decimal integer')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max))
+    .meta({ type: 'integer', minimum: min, maximum: max });

@@ -28,14 +28,17 @@ import healthRoutes from '../routes/health.js';
 import meRoutes from '../routes/me.js';
 import mockAdmissionRoutes from '../routes/mock-admission.js';
 import mockClockRoutes from '../routes/mock-clock.js';
+import mockEvidenceRoutes from '../routes/mock-evidence.js';
 import mockWorkloadRoutes from '../routes/mock-workloads.js';
 import outputRoutes from '../routes/outputs.js';
 import rlEventRoutes from '../routes/rl-events.js';
 import mockFaultRoutes from '../routes/mock-faults.js';
 import mockRequestRoutes from '../routes/mock-requests.js';
 import mockResetRoutes from '../routes/mock-reset.js';
+import rlGradingRoutes from '../routes/rl-grading.js';
 import rlRecipeRoutes from '../routes/rl-recipes.js';
 import rlRunRoutes from '../routes/rl-runs.js';
+import rlSummaryRoutes from '../routes/rl-summary.js';
 import workloadRoutes from '../routes/workloads.js';
 import './types.js';
 
@@ -52,6 +55,21 @@ export interface AppOptions {
   /** Wall clock behind realtime virtual time; tests may replace it. */
   wallNow?: () => number;
 }
+
+/**
+ * jsonSchemaTransform converts a `body` that is one zod schema. Fastify also takes one schema per
+ * media type (`body: { content: { type: { schema } } }`); those are converted type by type.
+ */
+const transform: typeof jsonSchemaTransform = (document) => {
+  const content = (document.schema?.body as { content?: Record<string, { schema: unknown }> } | undefined)?.content;
+  if (!content) return jsonSchemaTransform(document);
+  const converted = jsonSchemaTransform({ ...document, schema: { ...document.schema, body: undefined } });
+  const body = {
+    content: Object.fromEntries(Object.entries(content).map(([type, media]) =>
+      [type, { schema: jsonSchemaTransform({ ...document, schema: { body: media.schema } }).schema.body }])),
+  };
+  return { ...converted, schema: { ...converted.schema, body } };
+};
 
 /** Answers what Node's HTTP parser refuses (oversized headers, garbage) in the envelope. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
@@ -145,7 +163,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'health', description: 'Liveness and readiness' },
       ],
     },
-    transform: jsonSchemaTransform,
+    transform,
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -158,12 +176,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(workloadRoutes);
   await app.register(outputRoutes);
   await app.register(rlEventRoutes);
+  await app.register(rlGradingRoutes);
+  await app.register(rlSummaryRoutes);
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);
   await app.register(mockWorkloadRoutes);
   await app.register(mockFaultRoutes);
   await app.register(mockRequestRoutes);
   await app.register(mockResetRoutes);
+  await app.register(mockEvidenceRoutes);
 
   await app.ready();
   if (scenario) {

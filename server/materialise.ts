@@ -1,14 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import { RL_EVENT_MAX_ENCODED_BYTES } from '../openapi/rl-evidence.js';
 import type { EventBounds, RLEventInput } from '../store/rl-events.js';
 import type { InterventionRow } from '../store/workload-runtime.js';
 import type { WorkloadRow } from '../store/workloads.js';
 import { canonicalJson } from './canonical.js';
-import { simulate, stateAt, type Timeline } from './simulator/index.js';
+import { rlEventLine, simulate, stateAt, type Timeline } from './simulator/index.js';
 import type { Intervention, SimRLEvent, SimSpec, TimelineItem } from './simulator/types.js';
 import { FIRST_GENERATION } from './workloads.js';
-
-/** The contract's cap on one encoded event (RLEvent, 16 KiB). */
-export const MAX_EVENT_BYTES = 16 * 1024;
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
 
@@ -64,7 +62,7 @@ export class Materialiser {
     return {
       maxEvents: this.app.config.maxEventsPerWorkload,
       maxBytes: this.app.config.maxEventBytesPerWorkload,
-      maxEventBytes: MAX_EVENT_BYTES,
+      maxEventBytes: RL_EVENT_MAX_ENCODED_BYTES,
     };
   }
 
@@ -115,7 +113,7 @@ export class Materialiser {
           break;
         case 'receipt':
           // A plan the user replaced through the control API is theirs; simulated receipts stop.
-          if (plan?.simulated) store.grading.putReceipt(row.id, 1, item.receipt.attempt_id, item.atMs, item.receipt);
+          if (plan?.simulated) this.putReceipt(row.id, item);
           break;
         case 'log':
           store.runtime.addLog(row.id, item.stageId, item.generation, item.atMs, item.line);
@@ -138,16 +136,33 @@ export class Materialiser {
     return { ...row, ...next };
   }
 
+  /** Simulated receipts are all of plan revision 1 (a launch admits only that plan). */
+  private putReceipt(workloadId: string, item: Extract<TimelineItem, { kind: 'receipt' }>): void {
+    this.app.store.grading.putReceipt(workloadId, 1, item.receipt.attempt_id, item.atMs, item.receipt);
+  }
+
+  /**
+   * Gives revision 1's plan back to the simulator after PUT /_mock/workloads/{id}/grading-plan
+   * replaced it: the receipts already due are written again, later ones follow as usual.
+   */
+  restoreSimulatedReceipts(row: WorkloadRow): void {
+    const { items } = this.context(row).timeline;
+    const due = items.slice(0, firstAfter(items, row.materialisedToMs));
+    for (const item of due) if (item.kind === 'receipt') this.putReceipt(row.id, item);
+  }
+
   /**
    * Recovery re-reports the last N task events of the old generation with their event ids, as
    * new rows of the new one (wire-contract.md 2.8): read from the stored rows, so ingested
-   * events of custom runs are replayed the same way as simulated ones.
+   * events of custom runs are replayed the same way as simulated ones. The workload prints them
+   * again, so they are logged again too.
    */
   private replayIntoGeneration(workloadId: string, ctx: RunContext, generation: number, atMs: number): void {
     const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover');
     const cause = recoveries[generation - FIRST_GENERATION - 1];
     if (!cause || cause.replayLast <= 0) return;
     const previous = this.app.store.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
+    for (const e of previous) this.app.store.runtime.addLog(workloadId, e.stageId, generation, atMs, rlEventLine(JSON.parse(e.event)));
     this.app.store.rlEvents.append(
       workloadId,
       previous.map((e) => ({ ...e, generation, receivedAtMs: atMs })),

@@ -29,11 +29,25 @@ export interface EventBounds {
 }
 
 /**
- * stored: a new row. duplicate: the same event_id with identical content in this stage and
- * generation, ignored. conflict: the same event_id with other content, or the same
- * (phase, task, attempt, kind) under another event_id, refused. dropped: over a bound; counted.
+ * Within one (workload, stage, generation): stored, a new row; duplicate, the same event_id with
+ * identical content, ignored; changed, the same event_id with other content, refused; clash, the
+ * same (phase, task, attempt, kind) under another event_id, refused; dropped, over a bound, counted.
+ * Refusals are decided before bounds, so a refused event never counts as dropped.
  */
-export type AppendOutcome = 'stored' | 'duplicate' | 'conflict' | 'dropped';
+export type AppendOutcome = 'stored' | 'duplicate' | 'changed' | 'clash' | 'dropped';
+
+/** What the summary and grading read of a stored event: its identity and outcome, not its text. */
+export interface RLReport {
+  seq: number;
+  generation: number;
+  receivedAtMs: number;
+  phase: string;
+  taskId: string;
+  attempt: number;
+  kind: string;
+  outcome: string | null;
+  reward: number | null;
+}
 
 export interface EvidenceCounters {
   count: number;
@@ -51,10 +65,14 @@ export function createRLEventStore(db: Db) {
   );
   const insert = db.prepare(
     `INSERT INTO rl_events (workload_id, stage_id, generation, received_at_ms, event_id, phase, task_id, attempt, kind, event)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const byEventId = db.prepare<[string, string, number, string], { event: string }>(
     'SELECT event FROM rl_events WHERE workload_id = ? AND stage_id = ? AND generation = ? AND event_id = ?',
+  );
+  const byIdentity = db.prepare<[string, string, number, string, string, number, string], { seq: number }>(
+    `SELECT seq FROM rl_events
+     WHERE workload_id = ? AND stage_id = ? AND generation = ? AND phase = ? AND task_id = ? AND attempt = ? AND kind = ?`,
   );
   const page = db.prepare<[string, number, number], RLEventRow>(
     `SELECT seq, stage_id AS stageId, generation, received_at_ms AS receivedAtMs, event
@@ -65,9 +83,12 @@ export function createRLEventStore(db: Db) {
             task_id AS taskId, attempt, kind, event
      FROM rl_events WHERE workload_id = ? AND generation = ? ORDER BY seq DESC LIMIT ?`,
   );
-  const allOf = db.prepare<[string], RLEventRow>(
-    `SELECT seq, stage_id AS stageId, generation, received_at_ms AS receivedAtMs, event
-     FROM rl_events WHERE workload_id = ? ORDER BY seq`,
+  const REPORT_COLUMNS = `seq, generation, received_at_ms AS receivedAtMs, phase, task_id AS taskId, attempt, kind,
+    json_extract(event, '$.outcome') AS outcome, json_extract(event, '$.reward') AS reward`;
+  const reports = db.prepare<[string], RLReport>(`SELECT ${REPORT_COLUMNS} FROM rl_events WHERE workload_id = ? ORDER BY seq`);
+  const phaseReports = db.prepare<[string, string], RLReport & { output: string | null }>(
+    `SELECT ${REPORT_COLUMNS}, json_extract(event, '$.output') AS output
+     FROM rl_events WHERE workload_id = ? AND phase = ? ORDER BY seq`,
   );
 
   return {
@@ -82,15 +103,15 @@ export function createRLEventStore(db: Db) {
       const outcomes = inputs.map((input): AppendOutcome => {
         const bytes = Buffer.byteLength(input.event, 'utf8');
         const existing = byEventId.get(workloadId, input.stageId, input.generation, input.eventId);
-        if (existing) return existing.event === input.event ? 'duplicate' : 'conflict';
+        if (existing) return existing.event === input.event ? 'duplicate' : 'changed';
+        if (byIdentity.get(workloadId, input.stageId, input.generation, input.phase, input.taskId, input.attempt, input.kind)) return 'clash';
         if (bytes > bounds.maxEventBytes || c.count + 1 > bounds.maxEvents || c.bytes + bytes > bounds.maxBytes) {
           c.dropped += 1;
           c.truncated = true;
           return 'dropped';
         }
-        const result = insert.run(workloadId, input.stageId, input.generation, input.receivedAtMs, input.eventId,
+        insert.run(workloadId, input.stageId, input.generation, input.receivedAtMs, input.eventId,
           input.phase, input.taskId, input.attempt, input.kind, input.event);
-        if (result.changes === 0) return 'conflict';
         c.count += 1;
         c.bytes += bytes;
         return 'stored';
@@ -115,8 +136,14 @@ export function createRLEventStore(db: Db) {
       return lastOfGeneration.all(workloadId, generation, n).map(({ seq: _seq, ...e }) => e).reverse();
     },
 
-    all(workloadId: string): RLEventRow[] {
-      return allOf.all(workloadId);
+    /** Every stored event's identity and outcome, in row order (the summary's input). */
+    reports(workloadId: string): RLReport[] {
+      return reports.all(workloadId);
+    },
+
+    /** The same for one phase, with the reply text a grading candidate is hashed from. */
+    phaseReports(workloadId: string, phase: string): Array<RLReport & { output: string | null }> {
+      return phaseReports.all(workloadId, phase);
     },
   };
 }

@@ -17,13 +17,13 @@ export function gradingPlanSha256(spec: SimSpec, revision: number): string {
 
 const shortId = (prefix: string, ...parts: Array<string | number>) => `${prefix}_${digestParts(...parts).slice(0, 24)}`;
 
-/** The receipt as first admitted: pending, cleanup not done. All receipts are of plan revision 1. */
-export function pendingReceipt(spec: SimSpec, planSha: string, a: PlannedAttempt): SimReceipt {
+/** The receipt as first admitted: pending, cleanup not done; the candidate is the model's reply. */
+export function pendingReceipt(spec: SimSpec, planSha: string, a: Pick<PlannedAttempt, 'phase' | 'taskId' | 'attempt'>, reply: string): SimReceipt {
   return {
     attempt_id: shortId('gat', 'grading-attempt', spec.workloadId, a.phase, a.taskId, a.attempt),
     request_id: shortId('grq', 'grading-request', spec.workloadId, a.phase, a.taskId, a.attempt),
     task_id: a.taskId,
-    candidate_sha256: sha256Hex(a.trace?.output ?? ''),
+    candidate_sha256: sha256Hex(reply),
     plan_sha256: planSha,
     manifest_sha256: digestParts('grading-manifest', planSha, a.taskId),
     state: 'pending',

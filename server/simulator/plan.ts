@@ -107,7 +107,8 @@ function drawAttempt(spec: SimSpec, phase: RLPhase, taskId: string, attempt: num
   return planned;
 }
 
-function gradeAttempt(spec: SimSpec, a: PlannedAttempt, tailMs: number): PlannedGrading {
+/** How the grader settles an attempt: also used for receipts derived from reported attempts. */
+export function gradeAttempt(spec: SimSpec, a: Pick<PlannedAttempt, 'taskId' | 'attempt' | 'endMs' | 'outcome'>, tailMs: number): PlannedGrading {
   const rng = rngFor(spec.seed, 'grading', a.taskId, a.attempt);
   const finalAtMs = a.endMs + Math.round(tailMs * rng.uniform(0.3, 1));
   // An errored attempt left no complete candidate to grade.

@@ -78,7 +78,7 @@ export function baseDrafts(spec: SimSpec, plan: RunPlan): Draft[] {
         drafts.push({ at: a.startMs, kind: 'rl_event', event: startedEvent(spec, a) });
         drafts.push({ at: a.endMs, kind: 'rl_event', event: completedEvent(spec, a) });
         if (a.grading) {
-          const pending = pendingReceipt(spec, planSha, a);
+          const pending = pendingReceipt(spec, planSha, a, a.trace?.output ?? '');
           drafts.push({ at: a.endMs, kind: 'receipt', receipt: pending });
           drafts.push({ at: a.grading.finalAtMs, kind: 'receipt', receipt: settledReceipt(pending, a.grading) });
         }
