@@ -38,7 +38,7 @@ export interface MockServerOptions {
   host?: string;
   /** TCP port (default 0: a free one). */
   port?: number;
-  /** A JSON catalog file replacing the built-in recipes. */
+  /** A JSON catalog file whose `recipes` and/or `environments` replace the built-in ones. */
   catalog?: string;
   /** Virtual seconds an Idempotency-Key is remembered (default 86400). */
   idempotencyTtl?: number;

@@ -18,6 +18,7 @@ import { ApiError } from './errors.js';
 import errorHandler from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
 import { Materialiser } from './materialise.js';
+import { optionalBodies } from './openapi-document.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './request-log.js';
 import { packageVersion } from './package-info.js';
@@ -27,6 +28,7 @@ import mockAdmissionRoutes from '../routes/mock-admission.js';
 import mockClockRoutes from '../routes/mock-clock.js';
 import mockWorkloadRoutes from '../routes/mock-workloads.js';
 import outputRoutes from '../routes/outputs.js';
+import rlEnvironmentRoutes from '../routes/rl-environments.js';
 import rlEventRoutes from '../routes/rl-events.js';
 import rlRecipeRoutes from '../routes/rl-recipes.js';
 import rlRunRoutes from '../routes/rl-runs.js';
@@ -41,7 +43,7 @@ export interface AppOptions {
   /** An already opened store; by default the app opens `config.db` and closes it on close. */
   store?: Store;
   logger?: Logger;
-  /** The recipe catalog; by default loaded from `config.catalog` or the built-in file. */
+  /** The recipe and environment catalog; by default the built-in files, sections of `config.catalog` replacing them. */
   catalog?: Catalog;
   /** Wall clock behind realtime virtual time; tests may replace it. */
   wallNow?: () => number;
@@ -128,7 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (document) => optionalBodies(jsonSchemaTransformObject(document)),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -140,6 +142,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(workloadRoutes);
   await app.register(outputRoutes);
   await app.register(rlEventRoutes);
+  await app.register(rlEnvironmentRoutes);
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);
   await app.register(mockWorkloadRoutes);

@@ -77,7 +77,7 @@ export const OPTIONS = {
   },
   catalog: {
     flag: 'catalog', env: 'NODUS_MOCK_CATALOG', default: undefined,
-    help: 'JSON catalog file replacing the built-in recipes (see catalog/recipes.json)',
+    help: 'JSON catalog file; its `recipes` and/or `environments` replace the built-in ones (see catalog/)',
     schema: z.string().min(1).optional(),
   },
   idempotencyTtl: {
