@@ -46,6 +46,8 @@ export interface MockServerOptions {
   maxEventsPerWorkload?: number;
   /** Encoded RL event bytes stored per workload (default 64 MiB). */
   maxEventBytesPerWorkload?: number;
+  /** Log bytes kept per stage and generation before later lines are dropped (default 8 MiB). */
+  maxLogBytesPerAttempt?: number;
 }
 
 /** A `/_mock/faults` rule as control-api.md documents it. */

@@ -32,6 +32,7 @@ import rlEnvironmentRoutes from '../routes/rl-environments.js';
 import rlEventRoutes from '../routes/rl-events.js';
 import rlRecipeRoutes from '../routes/rl-recipes.js';
 import rlRunRoutes from '../routes/rl-runs.js';
+import workloadLogRoutes from '../routes/workload-logs.js';
 import workloadRoutes from '../routes/workloads.js';
 import './types.js';
 
@@ -143,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(outputRoutes);
   await app.register(rlEventRoutes);
   await app.register(rlEnvironmentRoutes);
+  await app.register(workloadLogRoutes);
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);
   await app.register(mockWorkloadRoutes);

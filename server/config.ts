@@ -95,6 +95,11 @@ export const OPTIONS = {
     help: 'encoded RL event bytes stored per workload (default 64 MiB)',
     schema: z.coerce.number().int().positive().max(2 ** 40),
   },
+  maxLogBytesPerAttempt: {
+    flag: 'max-log-bytes-per-attempt', env: 'NODUS_MOCK_MAX_LOG_BYTES_PER_ATTEMPT', default: '8388608',
+    help: 'log bytes kept per stage and generation (default 8 MiB); later lines are dropped',
+    schema: z.coerce.number().int().positive().max(2 ** 40),
+  },
 } as const;
 
 type Options = typeof OPTIONS;

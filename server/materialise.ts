@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { EventBounds, RLEventInput } from '../store/rl-events.js';
-import type { InterventionRow } from '../store/workload-runtime.js';
+import type { InterventionRow, LogInput } from '../store/workload-runtime.js';
 import type { WorkloadRow } from '../store/workloads.js';
 import { canonicalJson } from './canonical.js';
 import { simulate, stateAt, type Timeline } from './simulator/index.js';
@@ -96,6 +96,7 @@ export class Materialiser {
       if (batch.length) store.rlEvents.append(row.id, batch, this.bounds());
       batch = [];
     };
+    const logs: LogInput[] = [];
 
     for (let i = from; i < to; i++) {
       const item = items[i];
@@ -118,11 +119,12 @@ export class Materialiser {
           if (plan?.simulated) store.grading.putReceipt(row.id, 1, item.receipt.attempt_id, item.atMs, item.receipt);
           break;
         case 'log':
-          store.runtime.addLog(row.id, item.stageId, item.generation, item.atMs, item.line);
+          logs.push({ stageId: item.stageId, generation: item.generation, atMs: item.atMs, line: item.line });
           break;
       }
     }
     flush();
+    if (logs.length) store.runtime.appendLogs(row.id, logs, this.app.config.maxLogBytesPerAttempt);
 
     const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
     const lastAtMs = items.length ? items[items.length - 1].atMs : row.createdAtMs;

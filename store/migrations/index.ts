@@ -1,6 +1,7 @@
 import foundation from './001-foundation.js';
 import launches from './002-launches.js';
 import runs from './003-runs.js';
+import logRetention from './005-log-retention.js';
 
 export interface Migration {
   version: number;
@@ -9,4 +10,4 @@ export interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, logRetention];
