@@ -33,6 +33,7 @@ import rlEventRoutes from '../routes/rl-events.js';
 import rlRecipeRoutes from '../routes/rl-recipes.js';
 import rlRunRoutes from '../routes/rl-runs.js';
 import workloadLogRoutes from '../routes/workload-logs.js';
+import workloadRecordRoutes from '../routes/workload-records.js';
 import workloadRoutes from '../routes/workloads.js';
 import './types.js';
 
@@ -145,6 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(rlEventRoutes);
   await app.register(rlEnvironmentRoutes);
   await app.register(workloadLogRoutes);
+  await app.register(workloadRecordRoutes);
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);
   await app.register(mockWorkloadRoutes);

@@ -37,7 +37,7 @@ function toIntervention(row: InterventionRow): Intervention {
 }
 
 /** Index of the first item after `t` (items are sorted by atMs). */
-function firstAfter(items: readonly TimelineItem[], t: number): number {
+export function firstAfter(items: readonly TimelineItem[], t: number): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
