@@ -32,6 +32,7 @@ import rlEnvironmentRoutes from '../routes/rl-environments.js';
 import rlEventRoutes from '../routes/rl-events.js';
 import rlRecipeRoutes from '../routes/rl-recipes.js';
 import rlRunRoutes from '../routes/rl-runs.js';
+import workloadFreezeRoutes from '../routes/workload-freeze.js';
 import workloadLogRoutes from '../routes/workload-logs.js';
 import workloadRecordRoutes from '../routes/workload-records.js';
 import workloadRoutes from '../routes/workloads.js';
@@ -146,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(rlEventRoutes);
   await app.register(rlEnvironmentRoutes);
   await app.register(workloadLogRoutes);
+  await app.register(workloadFreezeRoutes);
   await app.register(workloadRecordRoutes);
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);

@@ -146,7 +146,9 @@ export class Materialiser {
    * events of custom runs are replayed the same way as simulated ones.
    */
   private replayIntoGeneration(workloadId: string, ctx: RunContext, generation: number, atMs: number): void {
-    const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover');
+    // Counted among the recoveries the simulator applied: an ignored one started no generation.
+    const ignored = new Set(ctx.timeline.ignored.map((i) => i.intervention));
+    const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover' && !ignored.has(i));
     const cause = recoveries[generation - FIRST_GENERATION - 1];
     if (!cause || cause.replayLast <= 0) return;
     const previous = this.app.store.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
