@@ -38,7 +38,7 @@ export interface MockServerOptions {
   host?: string;
   /** TCP port (default 0: a free one). */
   port?: number;
-  /** A JSON catalog file replacing the built-in recipes. */
+  /** A JSON catalog file whose `recipes` and/or `environments` replace the built-in ones. */
   catalog?: string;
   /** Virtual seconds an Idempotency-Key is remembered (default 86400). */
   idempotencyTtl?: number;
@@ -50,6 +50,8 @@ export interface MockServerOptions {
   journalSize?: number;
   /** A scenario file applied at start (see scenarios/). */
   scenario?: string;
+  /** Log bytes kept per stage and generation before later lines are dropped (default 8 MiB). */
+  maxLogBytesPerAttempt?: number;
 }
 
 /** A `/_mock/faults` rule as control-api.md documents it. */

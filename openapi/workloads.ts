@@ -516,6 +516,7 @@ export const Artifact = z
     created_at: dateTime.optional(),
   })
   .meta({ id: 'Artifact' });
+export type Artifact = z.infer<typeof Artifact>;
 
 export const CustomerLedgerEntry = z
   .looseObject({

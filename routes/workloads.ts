@@ -61,10 +61,7 @@ export default (async function workloadRoutes(app) {
     answerIdempotently(app, request, reply, {
       scope: 'POST /v1/workloads',
       fingerprint: canonicalSha256(request.body),
-      admit: (nowMs) => {
-        app.materialiser.materialiseTenant(request.tenant.id, nowMs);
-        return admitCustomWorkload(app, request.tenant.id, request.body, nowMs);
-      },
+      admit: (nowMs) => admitCustomWorkload(app, request.tenant.id, request.body, nowMs),
     }));
 
   app.post('/v1/workloads/validate', {

@@ -20,6 +20,7 @@ import faults from './faults.js';
 import journal from './journal.js';
 import { parseJsonBody } from './json-body.js';
 import { Materialiser } from './materialise.js';
+import { optionalBodies } from './openapi-document.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './request-log.js';
 import { packageVersion } from './package-info.js';
@@ -31,6 +32,7 @@ import mockClockRoutes from '../routes/mock-clock.js';
 import mockEvidenceRoutes from '../routes/mock-evidence.js';
 import mockWorkloadRoutes from '../routes/mock-workloads.js';
 import outputRoutes from '../routes/outputs.js';
+import rlEnvironmentRoutes from '../routes/rl-environments.js';
 import rlEventRoutes from '../routes/rl-events.js';
 import mockFaultRoutes from '../routes/mock-faults.js';
 import mockRequestRoutes from '../routes/mock-requests.js';
@@ -39,6 +41,9 @@ import rlGradingRoutes from '../routes/rl-grading.js';
 import rlRecipeRoutes from '../routes/rl-recipes.js';
 import rlRunRoutes from '../routes/rl-runs.js';
 import rlSummaryRoutes from '../routes/rl-summary.js';
+import workloadFreezeRoutes from '../routes/workload-freeze.js';
+import workloadLogRoutes from '../routes/workload-logs.js';
+import workloadRecordRoutes from '../routes/workload-records.js';
 import workloadRoutes from '../routes/workloads.js';
 import './types.js';
 
@@ -50,7 +55,7 @@ export interface AppOptions {
   /** An already opened store; by default the app opens `config.db` and closes it on close. */
   store?: Store;
   logger?: Logger;
-  /** The recipe catalog; by default loaded from `config.catalog` or the built-in file. */
+  /** The recipe and environment catalog; by default the built-in files, sections of `config.catalog` replacing them. */
   catalog?: Catalog;
   /** Wall clock behind realtime virtual time; tests may replace it. */
   wallNow?: () => number;
@@ -164,7 +169,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ],
     },
     transform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (document) => optionalBodies(jsonSchemaTransformObject(document)),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -178,6 +183,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(rlEventRoutes);
   await app.register(rlGradingRoutes);
   await app.register(rlSummaryRoutes);
+  await app.register(rlEnvironmentRoutes);
+  await app.register(workloadLogRoutes);
+  await app.register(workloadFreezeRoutes);
+  await app.register(workloadRecordRoutes);
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);
   await app.register(mockWorkloadRoutes);

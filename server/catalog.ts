@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { RLRecipeDescriptor, RLRecipeOutput } from '../openapi/rl-recipes.js';
+import { CatalogEnvironment, checkEnvironment, runnableExample } from './environment-catalog.js';
 import { packageRoot } from './package-info.js';
 import type { RecipeSimulation, RunMode } from './simulator/types.js';
 
@@ -37,11 +38,32 @@ const CatalogRecipe = RLRecipeDescriptor.omit({ outputs: true }).extend({
 });
 export type CatalogRecipe = z.infer<typeof CatalogRecipe>;
 
+/**
+ * One catalog document. The built-in recipes and environments are two such files; a `--catalog`
+ * file may carry either section or both, and each section it carries replaces the built-in one.
+ */
 const CatalogFile = z.strictObject({
   schema_version: z.literal(1),
-  catalog_version: z.string().min(1).max(64),
-  recipes: z.array(CatalogRecipe).min(1),
+  catalog_version: z.string().min(1).max(64).optional(),
+  recipes: z.array(CatalogRecipe).min(1).optional(),
+  reviewed_at: z.string().min(1).max(64).optional(),
+  environments: z.array(CatalogEnvironment).optional(),
 });
+
+export interface RecipeSection {
+  version: string;
+  recipes: CatalogRecipe[];
+}
+
+export interface EnvironmentSection {
+  reviewedAt?: string;
+  environments: CatalogEnvironment[];
+}
+
+export interface CatalogSections {
+  recipes?: RecipeSection;
+  environments?: EnvironmentSection;
+}
 
 export class CatalogError extends Error {
   override name = 'CatalogError';
@@ -66,13 +88,18 @@ function crossCheck(r: CatalogRecipe): [string, string] | undefined {
 }
 
 export class Catalog {
+  readonly version: string;
+  readonly recipes: readonly CatalogRecipe[];
+  readonly reviewedAt: string | undefined;
+  readonly environments: readonly CatalogEnvironment[];
   private readonly byKey = new Map<string, CatalogRecipe>();
 
-  constructor(
-    readonly version: string,
-    readonly recipes: readonly CatalogRecipe[],
-  ) {
-    for (const r of recipes) this.byKey.set(`${r.id}@${r.version}`, r);
+  constructor(recipes: RecipeSection, environments: EnvironmentSection) {
+    this.version = recipes.version;
+    this.recipes = recipes.recipes;
+    this.reviewedAt = environments.reviewedAt;
+    this.environments = environments.environments;
+    for (const r of this.recipes) this.byKey.set(`${r.id}@${r.version}`, r);
   }
 
   /** The newest version of `id` when `version` is absent (versions compared numerically). */
@@ -84,6 +111,15 @@ export class Catalog {
 
   hasRecipeId(id: string): boolean {
     return this.recipes.some((r) => r.id === id);
+  }
+
+  environment(id: string): CatalogEnvironment | undefined {
+    return this.environments.find((e) => e.id === id);
+  }
+
+  /** An environment's example, when the environment is runnable and has it. */
+  example(environmentId: string, exampleId: string) {
+    return runnableExample(this.environments, environmentId, exampleId);
   }
 
   /** Outputs a run in this mode produces, as the wire spells them. */
@@ -103,36 +139,64 @@ export class Catalog {
   }
 }
 
-/** Parses and checks a catalog document; errors name the entry and the field. */
-export function parseCatalog(document: unknown, source: string): Catalog {
+/** Rules the schema cannot state: which top-level fields go with which section. */
+function checkSections(doc: z.infer<typeof CatalogFile>): [string, string] | undefined {
+  if (!doc.recipes && !doc.environments) return ['(top level)', 'a catalog file needs a `recipes` or an `environments` section'];
+  if (doc.recipes && doc.catalog_version === undefined) return ['catalog_version', 'is required with `recipes`'];
+  if (!doc.recipes && doc.catalog_version !== undefined) return ['catalog_version', 'belongs to the `recipes` section, which this file lacks'];
+  if (!doc.environments && doc.reviewed_at !== undefined) return ['reviewed_at', 'belongs to the `environments` section, which this file lacks'];
+  return undefined;
+}
+
+/** `recipes[2] (my-recipe)`: the entry a problem is in, with its id when it has one. */
+function entryName(document: unknown, section: PropertyKey, index: number): string {
+  const id = (document as Record<PropertyKey, { id?: unknown }[] | undefined>)?.[section]?.[index]?.id;
+  return `${String(section)}[${index}]${typeof id === 'string' ? ` (${id})` : ''}`;
+}
+
+/** Parses and checks one catalog document; errors name the entry and the field. */
+export function parseCatalog(document: unknown, source: string): CatalogSections {
   const parsed = CatalogFile.safeParse(document);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const [section, index, ...field] = issue.path;
-    const entry = section === 'recipes' && typeof index === 'number'
-      ? `recipes[${index}]${idOf(document, index)}`
+    const entry = typeof index === 'number' && (section === 'recipes' || section === 'environments')
+      ? entryName(document, section, index)
       : [section, index].filter((p) => p !== undefined).join('.') || '(top level)';
     throw new CatalogError(`${source}: ${entry} ${field.join('.') || ''}: ${issue.message}`.replace(/ +:/, ':'));
   }
-  const seen = new Set<string>();
-  parsed.data.recipes.forEach((r, i) => {
-    const key = `${r.id}@${r.version}`;
-    if (seen.has(key)) throw new CatalogError(`${source}: recipes[${i}] (${r.id}) version: ${r.version} appears twice`);
-    seen.add(key);
-    const problem = crossCheck(r);
-    if (problem) throw new CatalogError(`${source}: recipes[${i}] (${r.id}) ${problem[0]}: ${problem[1]}`);
-  });
-  return new Catalog(parsed.data.catalog_version, parsed.data.recipes);
-}
-
-function idOf(document: unknown, index: number): string {
-  const id = (document as { recipes?: { id?: unknown }[] })?.recipes?.[index]?.id;
-  return typeof id === 'string' ? ` (${id})` : '';
+  const doc = parsed.data;
+  const misplaced = checkSections(doc);
+  if (misplaced) throw new CatalogError(`${source}: ${misplaced[0]}: ${misplaced[1]}`);
+  const sections: CatalogSections = {};
+  if (doc.recipes) {
+    const seen = new Set<string>();
+    doc.recipes.forEach((r, i) => {
+      const key = `${r.id}@${r.version}`;
+      if (seen.has(key)) throw new CatalogError(`${source}: recipes[${i}] (${r.id}) version: ${r.version} appears twice`);
+      seen.add(key);
+      const problem = crossCheck(r);
+      if (problem) throw new CatalogError(`${source}: recipes[${i}] (${r.id}) ${problem[0]}: ${problem[1]}`);
+    });
+    sections.recipes = { version: doc.catalog_version!, recipes: doc.recipes };
+  }
+  if (doc.environments) {
+    const seen = new Set<string>();
+    doc.environments.forEach((e, i) => {
+      if (seen.has(e.id)) throw new CatalogError(`${source}: environments[${i}] (${e.id}) id: appears twice`);
+      seen.add(e.id);
+      const problem = checkEnvironment(e);
+      if (problem) throw new CatalogError(`${source}: environments[${i}] (${e.id}) ${problem[0]}: ${problem[1]}`);
+    });
+    sections.environments = { environments: doc.environments, ...(doc.reviewed_at === undefined ? {} : { reviewedAt: doc.reviewed_at }) };
+  }
+  return sections;
 }
 
 export const DEFAULT_CATALOG_PATH = () => join(packageRoot(), 'catalog', 'recipes.json');
+export const DEFAULT_ENVIRONMENTS_PATH = () => join(packageRoot(), 'catalog', 'environments.json');
 
-export function loadCatalog(path: string = DEFAULT_CATALOG_PATH()): Catalog {
+function readCatalogFile(path: string): CatalogSections {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -146,4 +210,16 @@ export function loadCatalog(path: string = DEFAULT_CATALOG_PATH()): Catalog {
     throw new CatalogError(`${path}: not valid JSON: ${(err as Error).message}`);
   }
   return parseCatalog(document, path);
+}
+
+/**
+ * The built-in recipes and environments, with each section `path` carries (a `--catalog` file)
+ * in place of the built-in one.
+ */
+export function loadCatalog(path?: string): Catalog {
+  const given = path === undefined ? {} : readCatalogFile(path);
+  const recipes = given.recipes ?? readCatalogFile(DEFAULT_CATALOG_PATH()).recipes;
+  const environments = given.environments ?? readCatalogFile(DEFAULT_ENVIRONMENTS_PATH()).environments;
+  if (!recipes || !environments) throw new CatalogError(`${packageRoot()}/catalog: a built-in catalog file lacks its section`);
+  return new Catalog(recipes, environments);
 }

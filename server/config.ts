@@ -77,7 +77,7 @@ export const OPTIONS = {
   },
   catalog: {
     flag: 'catalog', env: 'NODUS_MOCK_CATALOG', default: undefined,
-    help: 'JSON catalog file replacing the built-in recipes (see catalog/recipes.json)',
+    help: 'JSON catalog file; its `recipes` and/or `environments` replace the built-in ones (see catalog/)',
     schema: z.string().min(1).optional(),
   },
   idempotencyTtl: {
@@ -104,6 +104,11 @@ export const OPTIONS = {
     flag: 'scenario', env: 'NODUS_MOCK_SCENARIO', default: undefined,
     help: 'JSON scenario file applied at start: per key clock, faults, recipe overrides, budget (see scenarios/)',
     schema: z.string().min(1).optional(),
+  },
+  maxLogBytesPerAttempt: {
+    flag: 'max-log-bytes-per-attempt', env: 'NODUS_MOCK_MAX_LOG_BYTES_PER_ATTEMPT', default: '8388608',
+    help: 'log bytes kept per stage and generation (default 8 MiB); later lines are dropped',
+    schema: z.coerce.number().int().positive().max(2 ** 40),
   },
 } as const;
 

@@ -52,9 +52,16 @@ export function usdPerHour(p: Payload): number {
   return perGpu * Number(req?.gpu_count ?? 1);
 }
 
-/** Environment ids a submission may name: the contract's list plus what this catalog serves. */
+/**
+ * Environment ids a submission may name: the contract's list plus what this catalog serves, its
+ * recipes' environments and its environment catalog (the newer SDK submits `gsm8k` itself).
+ */
 export function knownEnvironmentIds(app: FastifyInstance): Set<string> {
-  return new Set([...CONTRACT_ENVIRONMENTS, ...app.catalog.recipes.map((r) => r.environment_id)]);
+  return new Set([
+    ...CONTRACT_ENVIRONMENTS,
+    ...app.catalog.recipes.map((r) => r.environment_id),
+    ...app.catalog.environments.map((e) => e.id),
+  ]);
 }
 
 /**
@@ -80,9 +87,13 @@ export function checkSubmission(app: FastifyInstance, p: Payload): void {
   }
 }
 
-function customSpec(p: Payload, workloadId: string, createdAtMs: number): SimSpec {
+/** How long a custom run's command runs: what its submitter expects, else a default. */
+function runSeconds(p: Payload): number {
   const hours = allRequirements(p)[0]?.expected_runtime_hours;
-  const seconds = hours && hours > 0 ? Math.min(hours * 3600, MAX_CUSTOM_RUN_SECONDS) : DEFAULT_CUSTOM_RUN_SECONDS;
+  return hours && hours > 0 ? hours * 3600 : DEFAULT_CUSTOM_RUN_SECONDS;
+}
+
+function customSpec(p: Payload, workloadId: string, createdAtMs: number, seconds: number): SimSpec {
   return {
     version: 1,
     kind: 'custom',
@@ -103,12 +114,17 @@ function customSpec(p: Payload, workloadId: string, createdAtMs: number): SimSpe
   };
 }
 
-/** POST /v1/workloads once its key is known to be new. */
-export function admitCustomWorkload(app: FastifyInstance, tenantId: string, payload: Payload, nowMs: number): Admitted {
+/**
+ * Admits a custom-kind workload once its key is known to be new: POST /v1/workloads, and example
+ * runs, which know their run length from the catalog (`runSeconds`).
+ */
+export function admitCustomWorkload(app: FastifyInstance, tenantId: string, payload: Payload, nowMs: number, options: { runSeconds?: number } = {}): Admitted {
   checkSubmission(app, payload);
   const id = newWorkloadId();
-  const spec = customSpec(payload, id, nowMs);
+  const spec = customSpec(payload, id, nowMs, Math.min(options.runSeconds ?? runSeconds(payload), MAX_CUSTOM_RUN_SECONDS));
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
+  // The budget's headroom counts what running workloads have spent by now.
+  app.materialiser.materialiseTenant(tenantId, nowMs);
   const refusal = budgetRefusal(app, tenantId, estimatedCostUsd);
   if (refusal) throw refusal;
   insertWorkload(app, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });

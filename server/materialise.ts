@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { RL_EVENT_MAX_ENCODED_BYTES } from '../openapi/rl-evidence.js';
 import type { EventBounds, RLEventInput } from '../store/rl-events.js';
-import type { InterventionRow } from '../store/workload-runtime.js';
+import type { InterventionRow, LogInput } from '../store/workload-runtime.js';
 import type { WorkloadRow } from '../store/workloads.js';
 import { canonicalJson } from './canonical.js';
 import { rlEventLine, simulate, stateAt, type Timeline } from './simulator/index.js';
@@ -35,7 +35,7 @@ function toIntervention(row: InterventionRow): Intervention {
 }
 
 /** Index of the first item after `t` (items are sorted by atMs). */
-function firstAfter(items: readonly TimelineItem[], t: number): number {
+export function firstAfter(items: readonly TimelineItem[], t: number): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
@@ -94,6 +94,7 @@ export class Materialiser {
       if (batch.length) store.rlEvents.append(row.id, batch, this.bounds());
       batch = [];
     };
+    const logs: LogInput[] = [];
 
     for (let i = from; i < to; i++) {
       const item = items[i];
@@ -116,11 +117,12 @@ export class Materialiser {
           if (plan?.simulated) this.putReceipt(row.id, item);
           break;
         case 'log':
-          store.runtime.addLog(row.id, item.stageId, item.generation, item.atMs, item.line);
+          logs.push({ stageId: item.stageId, generation: item.generation, atMs: item.atMs, line: item.line });
           break;
       }
     }
     flush();
+    if (logs.length) store.runtime.appendLogs(row.id, logs, this.app.config.maxLogBytesPerAttempt);
 
     const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
     const lastAtMs = items.length ? items[items.length - 1].atMs : row.createdAtMs;
@@ -158,11 +160,17 @@ export class Materialiser {
    * again, so they are logged again too.
    */
   private replayIntoGeneration(workloadId: string, ctx: RunContext, generation: number, atMs: number): void {
-    const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover');
+    // Counted among the recoveries the simulator applied: an ignored one started no generation.
+    const ignored = new Set(ctx.timeline.ignored.map((i) => i.intervention));
+    const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover' && !ignored.has(i));
     const cause = recoveries[generation - FIRST_GENERATION - 1];
     if (!cause || cause.replayLast <= 0) return;
     const previous = this.app.store.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
-    for (const e of previous) this.app.store.runtime.addLog(workloadId, e.stageId, generation, atMs, rlEventLine(JSON.parse(e.event)));
+    this.app.store.runtime.appendLogs(
+      workloadId,
+      previous.map((e) => ({ stageId: e.stageId, generation, atMs, line: rlEventLine(JSON.parse(e.event)) })),
+      this.app.config.maxLogBytesPerAttempt,
+    );
     this.app.store.rlEvents.append(
       workloadId,
       previous.map((e) => ({ ...e, generation, receivedAtMs: atMs })),

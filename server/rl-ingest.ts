@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { IngestEventsResult } from '../openapi/mock.js';
 import { RLEvent } from '../openapi/rl-evidence.js';
 import type { RLEventInput } from '../store/rl-events.js';
+import type { LogInput } from '../store/workload-runtime.js';
 import type { WorkloadRow } from '../store/workloads.js';
 import { describeValidation } from './error-handler.js';
 import { rlEventInput } from './materialise.js';
@@ -93,7 +94,8 @@ export function ingestEvents(app: FastifyInstance, row: WorkloadRow, candidates:
   const valid: Array<{ candidate: Candidate; input: RLEventInput }> = [];
   const reject = (c: Candidate, error: Rejection['error'], message: string) =>
     rejected.push({ index: c.index, ...(c.line !== undefined && { line: c.line }), error, message });
-  const log = (line: string) => app.store.runtime.addLog(row.id, target.stageId, target.generation, target.nowMs, line);
+  const lines: LogInput[] = [];
+  const log = (line: string) => lines.push({ stageId: target.stageId, generation: target.generation, atMs: target.nowMs, line });
 
   for (const line of target.stdout ?? []) log(line);
   for (const c of candidates) {
@@ -115,6 +117,7 @@ export function ingestEvents(app: FastifyInstance, row: WorkloadRow, candidates:
     valid.push({ candidate: c, input: rlEventInput(target.stageId, target.generation, target.nowMs, parsed.data) });
   }
 
+  app.store.runtime.appendLogs(row.id, lines, app.config.maxLogBytesPerAttempt);
   const outcomes = app.store.rlEvents.append(row.id, valid.map((v) => v.input), app.materialiser.bounds());
   const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
   outcomes.forEach((outcome, i) => {

@@ -1,12 +1,30 @@
 import type { z } from 'zod';
-import type { Meter, Workload, WorkloadListItem } from '../openapi/workloads.js';
+import type { CustomerRouteSummary, Meter, Workload, WorkloadListItem } from '../openapi/workloads.js';
 import type { WorkloadRow } from '../store/workloads.js';
 import { isoTime } from './clock.js';
+import { checkpoints } from './checkpoints.js';
 import type { RunContext } from './materialise.js';
 import { stateAt } from './simulator/index.js';
 import { estimateRun } from './simulator/estimate.js';
+import type { SimSpec } from './simulator/types.js';
 
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** The route the mock's one region and fitting offer give every run; routing placements repeat it. */
+export function routeSummary(payload: { requirements?: Record<string, unknown> }, spec: SimSpec): z.infer<typeof CustomerRouteSummary> {
+  const requirements = payload.requirements ?? {};
+  const estimate = estimateRun(spec);
+  return {
+    offer_id: `mock-${String(requirements.gpu ?? requirements.compute_class ?? 'accelerator').toLowerCase()}-1`,
+    compute_class: String(requirements.compute_class || 'accelerator'),
+    fit_class: 'fits',
+    region: 'mock-local-1',
+    price_usd_hour: spec.usdPerHour,
+    interruptible: false,
+    expected_cost_usd: estimate.computeCostUsd.high,
+    expected_hours: Math.round((estimate.completionSeconds.high / 3600) * 1e4) / 1e4,
+  };
+}
 
 /**
  * Spend the SDK can read: while running it accrues, once the run has ended it is settled
@@ -33,8 +51,7 @@ export function meterOf(row: WorkloadRow, rateUsdHour: number, terminal: boolean
 export function workloadView(row: WorkloadRow, ctx: RunContext): z.infer<typeof Workload> {
   const state = stateAt(ctx.spec, ctx.interventions, row.materialisedToMs, ctx.timeline);
   const payload = JSON.parse(row.payload);
-  const estimate = estimateRun(ctx.spec);
-  const requirements = payload.requirements ?? {};
+  const latest = checkpoints(row, ctx).at(-1);
   return {
     id: row.id,
     tenant_id: row.tenantId,
@@ -44,17 +61,10 @@ export function workloadView(row: WorkloadRow, ctx: RunContext): z.infer<typeof 
     created_at: isoTime(row.createdAtMs),
     updated_at: isoTime(row.updatedAtMs),
     payload,
-    route: {
-      offer_id: `mock-${(requirements.gpu ?? requirements.compute_class ?? 'accelerator').toString().toLowerCase()}-1`,
-      compute_class: requirements.compute_class || 'accelerator',
-      fit_class: 'fits',
-      region: 'mock-local-1',
-      price_usd_hour: ctx.spec.usdPerHour,
-      interruptible: false,
-      expected_cost_usd: estimate.computeCostUsd.high,
-      expected_hours: Math.round((estimate.completionSeconds.high / 3600) * 1e4) / 1e4,
-    },
-    latest_checkpoint: null,
+    route: routeSummary(payload, ctx.spec),
+    latest_checkpoint: latest
+      ? { manifest_id: latest.manifestId, generation: latest.generation, sequence: latest.sequence, created_at: isoTime(latest.atMs) }
+      : null,
     stages: [{ ...state.stage, continuity_mode: payload.continuity?.mode || 'checkpointed' }],
     meter: meterOf(row, state.accruingRateUsdHour, state.terminal),
     unit_metrics: null,

@@ -23,6 +23,16 @@ export interface LogRow {
   line: string;
 }
 
+export type LogInput = Omit<LogRow, 'seq'>;
+
+/** One attempt's log (a stage in a generation): the bytes retained and whether lines were dropped. */
+export interface LogAttempt {
+  stageId: string;
+  generation: number;
+  bytes: number;
+  truncated: boolean;
+}
+
 /** Interventions, lifecycle events and log lines: what the materialiser writes besides evidence. */
 export function createWorkloadRuntimeStore(db: Db) {
   const addIntervention = db.prepare('INSERT INTO workload_interventions (workload_id, at_ms, kind, args) VALUES (?, ?, ?, ?)');
@@ -41,6 +51,25 @@ export function createWorkloadRuntimeStore(db: Db) {
     `SELECT seq, stage_id AS stageId, generation, at_ms AS atMs, line
      FROM workload_logs WHERE workload_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
   );
+  const attemptLines = db.prepare<[string, string, number], { line: string }>(
+    'SELECT line FROM workload_logs WHERE workload_id = ? AND stage_id = ? AND generation = ? ORDER BY seq',
+  );
+  const getAttempt = db.prepare<[string, string, number], { bytes: number; truncated: number }>(
+    'SELECT bytes, truncated FROM workload_log_attempts WHERE workload_id = ? AND stage_id = ? AND generation = ?',
+  );
+  const saveAttempt = db.prepare(
+    `INSERT INTO workload_log_attempts (workload_id, stage_id, generation, bytes, truncated) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (workload_id, stage_id, generation) DO UPDATE SET bytes = excluded.bytes, truncated = excluded.truncated`,
+  );
+  // Newest attempt first: the highest generation, then the stage whose log started last.
+  const findAttempt = db.prepare<[string, string | null, string | null, number | null, number | null], { stageId: string; generation: number; bytes: number; truncated: number }>(
+    `SELECT stage_id AS stageId, generation, bytes, truncated FROM workload_log_attempts
+     WHERE workload_id = ? AND (? IS NULL OR stage_id = ?) AND (? IS NULL OR generation = ?)
+     ORDER BY generation DESC, rowid DESC LIMIT 1`,
+  );
+  const anyTruncated = db.prepare<[string], { n: number }>(
+    'SELECT count(*) AS n FROM workload_log_attempts WHERE workload_id = ? AND truncated = 1',
+  );
   return {
     addIntervention(workloadId: string, atMs: number, kind: string, args: object): void {
       addIntervention.run(workloadId, atMs, kind, JSON.stringify(args));
@@ -54,8 +83,45 @@ export function createWorkloadRuntimeStore(db: Db) {
     events(workloadId: string, afterSeq: number, limit: number): WorkloadEventRow[] {
       return events.all(workloadId, afterSeq, limit);
     },
-    addLog(workloadId: string, stageId: string, generation: number, atMs: number, line: string): void {
-      addLog.run(workloadId, stageId, generation, atMs, line);
+    /**
+     * Appends lines in order, keeping at most `maxBytesPerAttempt` per attempt, counted as the
+     * lines plus one line break each (what a live page's chunks add up to). The first line that
+     * does not fit and every later line of its attempt are dropped, so what is kept is a prefix.
+     */
+    appendLogs(workloadId: string, lines: readonly LogInput[], maxBytesPerAttempt: number): void {
+      const attempts = new Map<string, { stageId: string; generation: number; bytes: number; truncated: boolean }>();
+      for (const l of lines) {
+        const key = `${l.generation}\n${l.stageId}`;
+        let a = attempts.get(key);
+        if (!a) {
+          const stored = getAttempt.get(workloadId, l.stageId, l.generation);
+          a = { stageId: l.stageId, generation: l.generation, bytes: stored?.bytes ?? 0, truncated: stored?.truncated === 1 };
+          attempts.set(key, a);
+        }
+        if (a.truncated) continue;
+        const bytes = Buffer.byteLength(l.line, 'utf8') + 1;
+        if (a.bytes + bytes > maxBytesPerAttempt) {
+          a.truncated = true;
+          continue;
+        }
+        addLog.run(workloadId, l.stageId, l.generation, l.atMs, l.line);
+        a.bytes += bytes;
+      }
+      for (const a of attempts.values()) saveAttempt.run(workloadId, a.stageId, a.generation, a.bytes, a.truncated ? 1 : 0);
+    },
+    /** The newest attempt matching what is given, or undefined when no line of one was written. */
+    logAttempt(workloadId: string, stageId?: string, generation?: number): LogAttempt | undefined {
+      const s = stageId ?? null;
+      const g = generation ?? null;
+      const row = findAttempt.get(workloadId, s, s, g, g);
+      return row && { stageId: row.stageId, generation: row.generation, bytes: row.bytes, truncated: row.truncated === 1 };
+    },
+    attemptLines(workloadId: string, stageId: string, generation: number): string[] {
+      return attemptLines.all(workloadId, stageId, generation).map((r) => r.line);
+    },
+    /** Whether any attempt of the workload dropped lines over its bound. */
+    logsTruncated(workloadId: string): boolean {
+      return anyTruncated.get(workloadId)!.n > 0;
     },
     logs(workloadId: string, afterSeq: number, limit: number): LogRow[] {
       return logs.all(workloadId, afterSeq, limit);

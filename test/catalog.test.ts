@@ -2,17 +2,48 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { DEFAULT_CATALOG_PATH, loadCatalog, parseCatalog } from '../server/catalog.js';
+import { DEFAULT_CATALOG_PATH, DEFAULT_ENVIRONMENTS_PATH, loadCatalog, parseCatalog } from '../server/catalog.js';
 import { MAIN } from './helpers/cli.js';
 import { startServer, tempDbPath } from './helpers/server.js';
 
 const defaults = () => JSON.parse(readFileSync(DEFAULT_CATALOG_PATH(), 'utf8'));
+const defaultEnvironments = () => JSON.parse(readFileSync(DEFAULT_ENVIRONMENTS_PATH(), 'utf8'));
 
 t.test('the default catalog loads', async (t) => {
   const c = loadCatalog();
   t.ok(c.recipe('reasoning-gym-leg-counting', '1.0.0'));
   t.equal(c.recipe('reasoning-gym-leg-counting')?.version, '1.0.0', 'newest version when none is named');
   t.equal(c.recipe('reasoning-gym-leg-counting', '2.0.0'), undefined);
+  t.same(c.environments.map((e) => e.id), ['gsm8k', 'graph-coloring', 'swe-smith']);
+  t.equal(c.example('gsm8k', 'gsm8k-trained')?.example.runtime_minutes, 60);
+  t.equal(c.example('swe-smith', 'anything'), undefined, 'a listed-only environment has no runnable example');
+});
+
+t.test('invalid environment catalogs are refused with the entry and field named', async (t) => {
+  const broken: [string, (doc: any) => void, RegExp][] = [
+    ['launch without results', (d) => delete d.environments[0].launch.results, /environments\[0\] \(gsm8k\) launch\.results:/],
+    ['example without id', (d) => delete d.environments[1].launch.examples[0].id, /environments\[1\] \(graph-coloring\) launch\.examples\.0\.id:/],
+    ['empty publisher', (d) => (d.environments[2].publisher = ''), /environments\[2\] \(swe-smith\) publisher:/],
+    ['unknown field', (d) => (d.environments[0].launch.colour = 'red'), /environments\[0\] \(gsm8k\) launch:/],
+    ['example mode not offered', (d) => (d.environments[2].launch = { ...d.environments[0].launch }), /environments\[2\] \(swe-smith\) launch\.examples\.0\.mode: train is not one of/],
+    ['result outside the folder', (d) => (d.environments[0].launch.results = ['../results.json']), /launch\.results\.0: must be a relative path/],
+    ['result not an output name', (d) => (d.environments[0].launch.results = ['outputs/Results.JSON']), /launch\.results\.0: its file name/],
+    ['two results, one name', (d) => (d.environments[0].launch.results = ['a/results.json', 'b/results.json']), /launch\.results\.1: another result file/],
+    ['duplicate environment', (d) => d.environments.push(structuredClone(d.environments[0])), /environments\[3\] \(gsm8k\) id: appears twice/],
+    ['duplicate example', (d) => d.environments[0].launch.examples.push(structuredClone(d.environments[0].launch.examples[0])), /launch\.examples\.1\.id: "gsm8k-trained" appears twice/],
+    ['reserved id', (d) => (d.environments[2].id = 'custom'), /environments\[2\] \(custom\) id: "custom" is reserved/],
+    ['too many tasks', (d) => (d.environments[0].launch.default_tasks = 10_001), /launch\.default_tasks/],
+    ['recipe field without recipes', (d) => (d.catalog_version = 'x'), /catalog_version: belongs to the `recipes` section/],
+    ['no section at all', (d) => delete d.environments, /a catalog file needs a `recipes` or an `environments` section/],
+  ];
+  for (const [name, breakIt, message] of broken) {
+    const doc = defaultEnvironments();
+    breakIt(doc);
+    t.throws(() => parseCatalog(doc, 'test.json'), { name: 'CatalogError', message }, name);
+  }
+  t.throws(() => parseCatalog({ ...defaults(), catalog_version: undefined }, 'x.json'), { message: /catalog_version: is required with `recipes`/ });
+  const both = { ...defaults(), ...defaultEnvironments() };
+  t.same(Object.keys(parseCatalog(both, 'both.json')).sort(), ['environments', 'recipes'], 'one file may carry both sections');
 });
 
 t.test('invalid catalogs are refused with the entry and field named', async (t) => {
@@ -34,7 +65,7 @@ t.test('invalid catalogs are refused with the entry and field named', async (t) 
   }
 });
 
-t.test('--catalog replaces the built-in recipes', async (t) => {
+t.test('--catalog replaces the built-in recipes (and keeps the built-in environments)', async (t) => {
   const doc = defaults();
   doc.recipes = [{ ...doc.recipes[0], id: 'my-recipe', name: 'Mine' }];
   const file = join(dirname(tempDbPath(t)), 'catalog.json');
@@ -45,6 +76,7 @@ t.test('--catalog replaces the built-in recipes', async (t) => {
   const preview = await s.call('POST', '/v1/rl-runs/preview', { body: {} });
   t.equal(preview.status, 400, 'the contract default recipe is not in this catalog');
   t.equal(preview.body.error, 'unknown_recipe');
+  t.equal((await s.call('GET', '/v1/rl-environments')).body.environments.length, 3, 'a file without environments keeps the built-in ones');
 });
 
 t.test('the server refuses to start on an invalid catalog: exit 2, one line', async (t) => {

@@ -7,7 +7,7 @@ import { simulate } from './timeline.js';
 import type { Intervention, SimOutput, SimSpec, Timeline } from './types.js';
 
 export { simulate } from './timeline.js';
-export { stateAt } from './state.js';
+export { spendsAt, stateAt } from './state.js';
 export { gradingPlanSha256 } from './grading.js';
 export { rlEventId } from './event-ids.js';
 export { RL_EVENT_PREFIX, rlEventLine } from './logs.js';

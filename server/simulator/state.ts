@@ -14,9 +14,42 @@ import { isTerminal, type Intervention, type RunPhase, type RunState, type SimSp
 const BILLABLE: ReadonlySet<WorkloadStatus> = new Set(['provisioning', 'running']);
 const INTERRUPTIONS: ReadonlySet<WorkloadStatus> = new Set(['freezing', 'frozen', 'recovering']);
 
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
 function billable(status: WorkloadStatus, interrupted: WorkloadStatus): boolean {
   if (status === 'freezing' || status === 'recovering') return BILLABLE.has(interrupted);
   return BILLABLE.has(status);
+}
+
+/** The billing rule above, folded over status changes in time order. */
+class Billing {
+  status: WorkloadStatus = 'accepted';
+  private interrupted: WorkloadStatus = 'accepted';
+  billedMs = 0;
+  runningMs = 0;
+
+  constructor(private since: number) {}
+
+  get billable(): boolean {
+    return billable(this.status, this.interrupted);
+  }
+
+  accrue(to: number): void {
+    const span = Math.max(0, to - this.since);
+    if (this.billable) this.billedMs += span;
+    if (this.status === 'running') this.runningMs += span;
+    this.since = Math.max(this.since, to);
+  }
+
+  enter(status: WorkloadStatus, atMs: number): void {
+    this.accrue(atMs);
+    this.status = status;
+    if (!INTERRUPTIONS.has(status)) this.interrupted = status;
+  }
+
+  spendUsd(spec: SimSpec): number {
+    return round((spec.usdPerHour * this.billedMs) / 3_600_000, 6);
+  }
 }
 
 function totalUnits(spec: SimSpec): number {
@@ -24,16 +57,10 @@ function totalUnits(spec: SimSpec): number {
   return spec.mode === 'train' ? 2 * spec.evaluationTasks + spec.trainingSteps * spec.simulation.group_size : spec.evaluationTasks;
 }
 
-const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
-
 /** Before createdAtMs a run reads as just accepted, with nothing spent. */
 export function stateAt(spec: SimSpec, interventions: readonly Intervention[], tMs: number, timeline: Timeline = simulate(spec, interventions)): RunState {
-  let status: WorkloadStatus = 'accepted';
-  let interrupted: WorkloadStatus = 'accepted';
+  const billing = new Billing(spec.createdAtMs);
   let generation = 1;
-  let since = spec.createdAtMs;
-  let billedMs = 0;
-  let runningMs = 0;
   let updatedAtMs = spec.createdAtMs;
   let phase: RunPhase | null = null;
   let stageStarted = false;
@@ -42,21 +69,12 @@ export function stateAt(spec: SimSpec, interventions: readonly Intervention[], t
   let step: number | undefined;
   let lastLoss: number | undefined;
 
-  const accrue = (to: number) => {
-    const span = Math.max(0, to - since);
-    if (billable(status, interrupted)) billedMs += span;
-    if (status === 'running') runningMs += span;
-    since = Math.max(since, to);
-  };
-
   for (const item of timeline.items) {
     if (item.atMs > tMs) break;
     updatedAtMs = item.atMs;
     if (item.kind === 'status') {
-      accrue(item.atMs);
-      status = item.status;
+      billing.enter(item.status, item.atMs);
       generation = item.generation;
-      if (!INTERRUPTIONS.has(status)) interrupted = status;
     } else if (item.kind === 'rl_event') {
       if (item.event.kind === 'task_completed') completedUnits++;
     } else if (item.kind === 'lifecycle') {
@@ -75,8 +93,9 @@ export function stateAt(spec: SimSpec, interventions: readonly Intervention[], t
       }
     }
   }
-  accrue(tMs);
+  billing.accrue(tMs);
 
+  const { status, runningMs } = billing;
   const terminal = isTerminal(status);
   const stage: StageState = {
     id: spec.stageId,
@@ -95,10 +114,29 @@ export function stateAt(spec: SimSpec, interventions: readonly Intervention[], t
     status,
     generation,
     updatedAtMs,
-    spendUsd: round((spec.usdPerHour * billedMs) / 3_600_000, 6),
-    accruingRateUsdHour: billable(status, interrupted) ? spec.usdPerHour : 0,
+    spendUsd: billing.spendUsd(spec),
+    accruingRateUsdHour: billing.billable ? spec.usdPerHour : 0,
     phase: terminal ? null : phase,
     stage,
     terminal,
   };
+}
+
+/**
+ * What stateAt(t).spendUsd answers for each of `times` (ascending), in one pass over the
+ * timeline: billing periods and placements ask for many instants of one run.
+ */
+export function spendsAt(spec: SimSpec, timeline: Timeline, times: readonly number[]): number[] {
+  const billing = new Billing(spec.createdAtMs);
+  const spends: number[] = [];
+  let i = 0;
+  for (const t of times) {
+    for (; i < timeline.items.length && timeline.items[i].atMs <= t; i++) {
+      const item = timeline.items[i];
+      if (item.kind === 'status') billing.enter(item.status, item.atMs);
+    }
+    billing.accrue(t);
+    spends.push(billing.spendUsd(spec));
+  }
+  return spends;
 }

@@ -2,6 +2,7 @@ import foundation from './001-foundation.js';
 import launches from './002-launches.js';
 import runs from './003-runs.js';
 import control from './004-control.js';
+import logRetention from './005-log-retention.js';
 
 export interface Migration {
   version: number;
@@ -10,4 +11,4 @@ export interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs, control];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention];
