@@ -26,10 +26,14 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * figure plus what ended workloads spent) − what running workloads spent − what they are still
  * expected to spend.
  */
-export function budgetRefusal(app: FastifyInstance, tenantId: string, estimatedCostUsd: number): ApiError | undefined {
+export function budgetRefusal(app: FastifyInstance, tenantId: string, estimatedCostUsd: number, nowMs: number): ApiError | undefined {
   const budget = app.store.admission.budget(tenantId);
   if (!budget) return undefined;
-  const use = app.store.admission.usage(tenantId);
+  // The headroom counts what running workloads have spent by now.
+  const use = app.store.write(() => {
+    app.materialiser.materialiseTenant(tenantId, nowMs);
+    return app.store.admission.usage(tenantId);
+  });
   const monthToDate = budget.monthToDateUsd + use.settledUsd;
   const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;
   if (estimatedCostUsd <= headroom) return undefined;

@@ -123,9 +123,7 @@ export function admitCustomWorkload(app: FastifyInstance, tenantId: string, payl
   const id = newWorkloadId();
   const spec = customSpec(payload, id, nowMs, Math.min(options.runSeconds ?? runSeconds(payload), MAX_CUSTOM_RUN_SECONDS));
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
-  // The budget's headroom counts what running workloads have spent by now.
-  app.materialiser.materialiseTenant(tenantId, nowMs);
-  const refusal = budgetRefusal(app, tenantId, estimatedCostUsd);
+  const refusal = budgetRefusal(app, tenantId, estimatedCostUsd, nowMs);
   if (refusal) throw refusal;
   insertWorkload(app, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   return { status: 202, body: submitResult(id), workloadId: id };

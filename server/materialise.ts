@@ -68,7 +68,8 @@ export class Materialiser {
 
   context(row: WorkloadRow): RunContext {
     const rows = this.app.store.runtime.interventions(row.id);
-    const key = `${row.id}:${rows.length ? rows[rows.length - 1].seq : 0}`;
+    // Keyed by content, not by the last row id: SQLite reuses the id of a rolled-back insert.
+    const key = `${row.id}:${rows.map((r) => `${r.seq},${r.atMs},${r.kind},${r.args}`).join(';')}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
     const spec = JSON.parse(row.spec) as SimSpec;

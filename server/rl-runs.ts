@@ -144,7 +144,7 @@ export function previewRun(app: FastifyInstance, tenantId: string, request: Requ
     };
   } else {
     const e = estimateRun(specFor(run, 'preview', nowMs));
-    const refusal = budgetRefusal(app, tenantId, e.computeCostUsd.high);
+    const refusal = budgetRefusal(app, tenantId, e.computeCostUsd.high, nowMs);
     if (refusal) blocking.push(`budget_exceeded: ${refusal.message}`);
     estimate = {
       status: 'estimated',
@@ -226,7 +226,7 @@ export function admitLaunch(app: FastifyInstance, tenantId: string, body: z.infe
     throw new ApiError(503, 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
   }
   const workload = recipeWorkload(run, body, newWorkloadId(), nowMs);
-  const refusal = budgetRefusal(app, tenantId, workload.estimatedCostUsd);
+  const refusal = budgetRefusal(app, tenantId, workload.estimatedCostUsd, nowMs);
   if (refusal) throw refusal;
   insertWorkload(app, tenantId, workload);
   // Recipes with private grading admit a plan for revision 1; the materialiser fills its receipts.

@@ -47,8 +47,11 @@ function migrate(db: Db): void {
     );
   }
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  // Each missing version is applied, not only those above the highest: a database made by a build
+  // that lacked one migration still gets it.
   for (const m of MIGRATIONS) {
-    if (m.version <= current) continue;
+    if (applied.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
       record.run(m.version, m.name, new Date().toISOString());
