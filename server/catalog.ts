@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { RLRecipeDescriptor, RLRecipeOutput } from '../openapi/rl-recipes.js';
 import { CatalogEnvironment, checkEnvironment, runnableExample } from './environment-catalog.js';
+import { readJsonFile } from './json-file.js';
 import { packageRoot } from './package-info.js';
 import type { RecipeSimulation, RunMode } from './simulator/types.js';
 
@@ -197,19 +197,7 @@ export const DEFAULT_CATALOG_PATH = () => join(packageRoot(), 'catalog', 'recipe
 export const DEFAULT_ENVIRONMENTS_PATH = () => join(packageRoot(), 'catalog', 'environments.json');
 
 function readCatalogFile(path: string): CatalogSections {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new CatalogError(`${path}: cannot read: ${(err as Error).message}`);
-  }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (err) {
-    throw new CatalogError(`${path}: not valid JSON: ${(err as Error).message}`);
-  }
-  return parseCatalog(document, path);
+  return parseCatalog(readJsonFile(path, (message) => new CatalogError(message)), path);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { BudgetUpdate, ClockAdvance, ClockUpdate, FaultRule, RecipeOverrideUpdate } from '../openapi/mock.js';
@@ -8,6 +7,7 @@ import type { Catalog } from './catalog.js';
 import { API_KEY_PATTERN } from './config.js';
 import { ApiError } from './errors.js';
 import { addFault } from './faults.js';
+import { readJsonFile } from './json-file.js';
 
 /** Per key, the same things the /_mock routes set, in the same shapes. */
 const ScenarioEntry = z.strictObject({
@@ -46,19 +46,7 @@ function entryPath(path: readonly PropertyKey[]): string {
 
 /** Reads and checks the whole file before anything is applied; errors name the entry and field. */
 export function loadScenario(path: string, catalog: Catalog): Scenario {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ScenarioError(`${path}: cannot read: ${(err as Error).message}`);
-  }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (err) {
-    throw new ScenarioError(`${path}: not valid JSON: ${(err as Error).message}`);
-  }
-  const parsed = ScenarioFile.safeParse(document);
+  const parsed = ScenarioFile.safeParse(readJsonFile(path, (message) => new ScenarioError(message)));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ScenarioError(`${path}: ${entryPath(issue.path)}: ${issue.message}`);
