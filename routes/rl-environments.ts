@@ -6,7 +6,7 @@ import { SubmitResult, WorkloadPayload } from '../openapi/workloads.js';
 import { canonicalSha256 } from '../server/canonical.js';
 import { notFound } from '../server/errors.js';
 import { admitExampleRun, exampleWorkload, findExample } from '../server/example-runs.js';
-import { answerIdempotently, requireIdempotencyKey } from '../server/idempotency.js';
+import { answerIdempotently, keyBeforeBody } from '../server/idempotency.js';
 import { OPTIONAL_BODY } from '../server/openapi-document.js';
 
 const EnvironmentParams = z.object({ environment: z.string().min(1).max(128) });
@@ -70,8 +70,7 @@ export default (async function rlEnvironmentRoutes(app) {
       response: { 202: SubmitResult, ...errorResponses },
     },
     preValidation: async (request) => {
-      // The key is checked before the body so a missing key is reported as such.
-      requireIdempotencyKey(request);
+      await keyBeforeBody(request);
       // No body at all is the same request as `{}`.
       request.body ??= {};
     },

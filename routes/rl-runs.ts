@@ -3,7 +3,7 @@ import { errorResponses } from '../openapi/common.js';
 import { RLRecipeRequest, RLRunPreview, RLRunRequest } from '../openapi/rl-recipes.js';
 import { SubmitResult } from '../openapi/workloads.js';
 import { canonicalSha256 } from '../server/canonical.js';
-import { answerIdempotently, requireIdempotencyKey } from '../server/idempotency.js';
+import { answerIdempotently, keyBeforeBody } from '../server/idempotency.js';
 import { admitLaunch, previewRun } from '../server/rl-runs.js';
 
 export default (async function rlRunRoutes(app) {
@@ -30,10 +30,7 @@ export default (async function rlRunRoutes(app) {
       body: RLRunRequest,
       response: { 202: SubmitResult, ...errorResponses },
     },
-    // The key is checked before the body so a missing key is reported as such.
-    preValidation: async (request) => {
-      requireIdempotencyKey(request);
-    },
+    preValidation: keyBeforeBody,
   }, async (request, reply) =>
     answerIdempotently(app, request, reply, {
       scope: 'POST /v1/rl-runs',

@@ -6,7 +6,7 @@ import { canonicalSha256 } from '../server/canonical.js';
 import { isoTime } from '../server/clock.js';
 import { admitCustomWorkload, checkSubmission } from '../server/custom-runs.js';
 import { ApiError } from '../server/errors.js';
-import { answerIdempotently, requireIdempotencyKey } from '../server/idempotency.js';
+import { answerIdempotently, keyBeforeBody } from '../server/idempotency.js';
 import { stateAt } from '../server/simulator/index.js';
 import { isTerminal, WORKLOAD_STATUSES } from '../server/simulator/types.js';
 import { listItemView, workloadView } from '../server/workload-view.js';
@@ -54,9 +54,7 @@ export default (async function workloadRoutes(app) {
       response: { 202: SubmitResult, ...errorResponses },
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
-    preValidation: async (request) => {
-      requireIdempotencyKey(request);
-    },
+    preValidation: keyBeforeBody,
   }, async (request, reply) =>
     answerIdempotently(app, request, reply, {
       scope: 'POST /v1/workloads',

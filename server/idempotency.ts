@@ -17,6 +17,11 @@ export function requireIdempotencyKey(request: FastifyRequest): string {
   return key;
 }
 
+/** A route's preValidation hook: the key is checked before the body, so a missing key is reported as such. */
+export async function keyBeforeBody(request: FastifyRequest): Promise<void> {
+  requireIdempotencyKey(request);
+}
+
 export interface Admitted {
   status: number;
   body: object;
