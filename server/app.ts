@@ -14,6 +14,7 @@ import auth from './auth.js';
 import { loadCatalog, type Catalog } from './catalog.js';
 import { VirtualClock } from './clock.js';
 import type { Config } from './config.js';
+import { CURSOR_SECRET } from './cursor.js';
 import { ApiError } from './errors.js';
 import errorHandler from './error-handler.js';
 import faults from './faults.js';
@@ -23,6 +24,7 @@ import { Materialiser } from './materialise.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './request-log.js';
 import { packageVersion } from './package-info.js';
+import { REVIEW_SECRET } from './review-token.js';
 import { applyScenario, loadScenario } from './scenario.js';
 import healthRoutes from '../routes/health.js';
 import meRoutes from '../routes/me.js';
@@ -85,6 +87,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: answerClientError,
   });
   if (!options.store) app.addHook('onClose', async () => store.close());
+  // Created here, outside any transaction, so the settings store can cache them: the launch and
+  // RL event routes read them inside their transactions, where it could not (store/settings.ts).
+  for (const name of [REVIEW_SECRET, CURSOR_SECRET]) store.settings.secret(name);
 
   app.decorate('config', config);
   app.decorate('store', store);
