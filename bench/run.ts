@@ -74,6 +74,6 @@ const scored = figures.filter((f) => f.pass !== undefined);
 process.stdout.write(
   `\nnodus-mock benchmarks, ${started.toISOString().slice(0, 10)}, Node ${process.version}, ${machine.cpus} cores (${machine.cpu_model}), ` +
     `load average ${load.map((l) => l[0].toFixed(2)).join(' → ')}\n` +
-    `${settings.rounds} rounds per figure (cold start ${settings.coldRounds}), medians; ratio = subject / baseline\n\n` +
+    `${settings.rounds} rounds per figure (cold start and materialise ${settings.shortRounds}), medians; ratio = subject / baseline\n\n` +
     `${markdownTable(figures)}\n\n${scored.filter((f) => f.pass).length} of ${scored.length} targets met; raw rounds in bench/results.json\n`,
 );

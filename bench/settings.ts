@@ -13,8 +13,11 @@ function count(name: string, fallback: number, min = 1): number {
 export interface Settings {
   /** Rounds per figure; every round measures each side once. */
   rounds: number;
-  /** Cold-start rounds: one spawn each, so cheap enough to take more of them. */
-  coldRounds: number;
+  /**
+   * Rounds of the figures whose round takes about a second (cold start, materialise): cheap, and
+   * single operations vary more on a shared machine than seconds of load do, so take more.
+   */
+  shortRounds: number;
   /** Seconds of load per HTTP round. */
   seconds: number;
   /** Seconds of untimed load on each server before its first round (JIT, caches). */
@@ -33,7 +36,7 @@ export function readSettings(): Settings {
   const rounds = count('BENCH_ROUNDS', 5);
   return {
     rounds,
-    coldRounds: count('BENCH_COLD_ROUNDS', Math.max(rounds, 9)),
+    shortRounds: count('BENCH_SHORT_ROUNDS', 3 * rounds),
     seconds: count('BENCH_SECONDS', 5),
     warmupSeconds: count('BENCH_WARMUP_SECONDS', 2, 0),
     connections: count('BENCH_CONNECTIONS', 10),

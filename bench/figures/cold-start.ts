@@ -16,7 +16,7 @@ async function timeToReady(script: string, args: string[] = []): Promise<number>
 
 export async function coldStart(ctx: Context) {
   let n = 0;
-  const r = await alternate(ctx.settings.coldRounds, {
+  const r = await alternate(ctx.settings.shortRounds, {
     mock: () => timeToReady(MAIN, mockArgs(join(ctx.dir, `cold-${n++}.db`))),
     plain: () => timeToReady(benchScript('servers/plain-http.js')),
   });
