@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errorResponses } from '../openapi/common.js';
 import { RLEventPage } from '../openapi/rl-evidence.js';
 import { isoTime } from '../server/clock.js';
-import { mintCursor, readCursor } from '../server/cursor.js';
+import { CURSOR_SECRET, mintCursor, readCursor } from '../server/cursor.js';
 import { ApiError } from '../server/errors.js';
 import { currentWorkload } from '../server/workloads.js';
 import { WorkloadParams } from './workloads.js';
@@ -28,7 +28,7 @@ export default (async function rlEventRoutes(app) {
     const { after, limit } = request.query;
     const page = app.store.write(() => {
       const row = currentWorkload(app, request.tenant.id, request.params.id);
-      const secret = app.store.settings.secret('cursor');
+      const secret = app.store.settings.secret(CURSOR_SECRET);
       let afterSeq = 0;
       if (after !== undefined && after !== '') {
         const seq = readCursor(secret, row.id, after);

@@ -1,22 +1,43 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../openapi/common.js';
 import { RLRecipeDescriptor } from '../openapi/rl-recipes.js';
-import { recipeAvailability } from '../server/admission.js';
+import { catalogAvailability } from '../server/admission.js';
 import { Catalog } from '../server/catalog.js';
 
+const RecipeList = z.strictObject({ recipes: z.array(RLRecipeDescriptor) });
+
+/** Distinct availability states kept serialised; tests patch a few recipes, nobody patches hundreds. */
+const CACHED_STATES = 64;
+
 export default (async function rlRecipeRoutes(app) {
+  // The list depends only on the catalog, fixed for the app's life, and on the tenant's
+  // availability overrides. Encoding it through the response schema on every request was most
+  // of this route's cost (bench/, profile of GET /v1/rl-recipes), so each availability state is
+  // encoded once, through the same schema the serializer used, and its bytes are reused.
+  const encoded = new Map<string, string>();
+
   app.get('/v1/rl-recipes', {
     schema: {
       operationId: 'listRLRecipes',
       tags: ['RL'],
       summary: 'The managed RL recipes, with this tenant\'s availability',
-      response: { 200: z.strictObject({ recipes: z.array(RLRecipeDescriptor) }), ...errorResponses },
+      response: { 200: RecipeList, ...errorResponses },
     },
-  }, async (request) => ({
-    recipes: app.catalog.recipes.map((recipe) => {
-      const availability = recipeAvailability(app, request.tenant.id, recipe);
-      return Catalog.descriptor(recipe, availability.available, availability.reason);
-    }),
-  }));
+  }, async (request, reply) => {
+    const availability = catalogAvailability(app, request.tenant.id);
+    const state = JSON.stringify(availability);
+    let body = encoded.get(state);
+    if (body === undefined) {
+      const list = {
+        recipes: app.catalog.recipes.map((recipe, i) => Catalog.descriptor(recipe, availability[i].available, availability[i].reason)),
+      };
+      body = JSON.stringify(z.encode(RecipeList, list));
+      if (encoded.size >= CACHED_STATES) encoded.delete(encoded.keys().next().value!);
+      encoded.set(state, body);
+    }
+    // Already encoded through RecipeList: sent as text, which Fastify passes by its serializer.
+    return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+  });
 }) satisfies FastifyPluginAsyncZod;

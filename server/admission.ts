@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { RecipeOverride } from '../store/admission.js';
 import type { CatalogRecipe } from './catalog.js';
 import { ApiError } from './errors.js';
 
@@ -7,15 +8,24 @@ export interface Availability {
   reason?: string;
 }
 
-/** The catalog's availability, unless this tenant overrode it (PATCH /_mock/recipes/{id}). */
-export function recipeAvailability(app: FastifyInstance, tenantId: string, recipe: CatalogRecipe): Availability {
-  const override = app.store.admission.override(tenantId, recipe.id);
+/** The catalog's availability, unless the tenant overrode it (PATCH /_mock/recipes/{id}). */
+function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefined): Availability {
   if (override) {
     return override.available
       ? { available: true }
       : { available: false, reason: override.unavailableReason ?? 'launches of this recipe are paused' };
   }
   return recipe.available ? { available: true } : { available: false, reason: recipe.unavailable_reason };
+}
+
+export function recipeAvailability(app: FastifyInstance, tenantId: string, recipe: CatalogRecipe): Availability {
+  return availabilityOf(recipe, app.store.admission.overrides(tenantId).get(recipe.id));
+}
+
+/** Every catalog recipe's availability for the tenant, in catalog order, from one read. */
+export function catalogAvailability(app: FastifyInstance, tenantId: string): Availability[] {
+  const overrides = app.store.admission.overrides(tenantId);
+  return app.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides.get(recipe.id)));
 }
 
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;

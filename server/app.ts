@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
@@ -14,6 +14,7 @@ import auth from './auth.js';
 import { loadCatalog, type Catalog } from './catalog.js';
 import { VirtualClock } from './clock.js';
 import type { Config } from './config.js';
+import { CURSOR_SECRET } from './cursor.js';
 import { ApiError } from './errors.js';
 import errorHandler, { sendApiError } from './error-handler.js';
 import faults from './faults.js';
@@ -24,6 +25,7 @@ import { optionalBodies } from './openapi-document.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './request-log.js';
 import { packageVersion } from './package-info.js';
+import { REVIEW_SECRET } from './review-token.js';
 import { applyScenario, loadScenario } from './scenario.js';
 import healthRoutes from '../routes/health.js';
 import meRoutes from '../routes/me.js';
@@ -93,6 +95,15 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   );
 }
 
+/**
+ * zod validates and serialises every route. Given as the compiler factories rather than set after
+ * construction, Fastify never loads ajv and fast-json-stringify only to replace them: about a
+ * tenth of a cold start (bench/). Fastify's types describe ajv factories, hence the cast.
+ */
+const zodCompilers = {
+  compilersFactory: { buildValidator: () => validatorCompiler, buildSerializer: () => serializerCompiler },
+} as unknown as FastifyServerOptions['schemaController'];
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const catalog = options.catalog ?? loadCatalog(config.catalog);
@@ -113,8 +124,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return sendApiError(reply, new ApiError(status, status === 414 ? 'uri_too_long' : 'invalid_request', err.message));
     },
     clientErrorHandler: answerClientError,
+    schemaController: zodCompilers,
   });
   if (!options.store) app.addHook('onClose', async () => store.close());
+  // Created here, outside any transaction, so the settings store can cache them: the launch and
+  // RL event routes read them inside their transactions, where it could not (store/settings.ts).
+  for (const name of [REVIEW_SECRET, CURSOR_SECRET]) store.settings.secret(name);
 
   app.decorate('config', config);
   app.decorate('store', store);
@@ -122,8 +137,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('catalog', catalog);
   app.decorate('materialiser', new Materialiser(app));
 
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('rawBody', null);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

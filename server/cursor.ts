@@ -6,6 +6,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * workload's cursor or an edited one is refused instead of silently paging the wrong rows.
  */
 const PREFIX = 'c1';
+
+/** The name of the server secret cursors are keyed by (server_settings). */
+export const CURSOR_SECRET = 'cursor';
 const MAC_CHARS = 22;
 
 function mac(secret: Buffer, workloadId: string, seq: number): string {

@@ -47,18 +47,25 @@ export function answerIdempotently(app: FastifyInstance, request: FastifyRequest
   const key = requireIdempotencyKey(request);
   const tenantId = request.tenant.id;
   const ttlMs = app.config.idempotencyTtl * 1000;
-  const answer = app.store.write(() => {
-    const nowMs = app.clock.nowMs(tenantId);
+  /** The stored answer to replay, a conflict, or undefined when the key is new or expired. */
+  const stored = (nowMs: number) => {
     const existing = app.store.idempotency.find(tenantId, req.scope, key);
-    if (existing && existing.expiresAtMs > nowMs) {
-      if (existing.fingerprint !== req.fingerprint) {
-        throw conflict(
-          'idempotency_conflict',
-          `Idempotency-Key "${key}" was already used with a different request. Retry the original request unchanged to get its result, or use a new key for a new run.`,
-        );
-      }
-      return { replayed: true, status: existing.status, body: existing.body };
+    if (!existing || existing.expiresAtMs <= nowMs) return undefined;
+    if (existing.fingerprint !== req.fingerprint) {
+      throw conflict(
+        'idempotency_conflict',
+        `Idempotency-Key "${key}" was already used with a different request. Retry the original request unchanged to get its result, or use a new key for a new run.`,
+      );
     }
+    return { replayed: true, status: existing.status, body: existing.body };
+  };
+  // A retry needs no write: outside any transaction a record is a committed one, so a plain read
+  // answers it, and only a new or expired key takes the write transaction (and its lock and
+  // commit), which looks again for itself.
+  const answer = stored(app.clock.nowMs(tenantId)) ?? app.store.write(() => {
+    const nowMs = app.clock.nowMs(tenantId);
+    const replay = stored(nowMs);
+    if (replay) return replay;
     const admitted = req.admit(nowMs);
     const body = JSON.stringify(admitted.body);
     app.store.idempotency.save(tenantId, req.scope, key, {

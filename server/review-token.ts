@@ -2,6 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson } from './canonical.js';
 import type { CatalogRecipe } from './catalog.js';
 
+/** The name of the server secret review tokens are keyed by (server_settings). */
+export const REVIEW_SECRET = 'review-token';
+
 /**
  * Design decision 6: the token is an HMAC over exactly what the user reviewed: their tenant, the
  * normalised configuration, and the recipe version with its runtime. Keyed by a secret stored in

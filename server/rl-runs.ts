@@ -6,7 +6,7 @@ import { canonicalSha256 } from './canonical.js';
 import { Catalog, type CatalogRecipe } from './catalog.js';
 import { isoTime } from './clock.js';
 import { ApiError } from './errors.js';
-import { reviewToken, sameToken } from './review-token.js';
+import { REVIEW_SECRET, reviewToken, sameToken } from './review-token.js';
 import { estimateRun } from './simulator/estimate.js';
 import { gradingPlanSha256 } from './simulator/index.js';
 import type { RunMode, SimSpec } from './simulator/types.js';
@@ -115,7 +115,7 @@ function specFor(run: NormalisedRun, workloadId: string, createdAtMs: number): S
 }
 
 function reviewSecret(app: FastifyInstance): Buffer {
-  return app.store.settings.secret('review-token');
+  return app.store.settings.secret(REVIEW_SECRET);
 }
 
 /** POST /v1/rl-runs/preview: what would run, what it would cost, and whether it may launch. */

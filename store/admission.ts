@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import type { TenantCache } from './tenant-cache.js';
 
 export interface RecipeOverride {
   available: boolean;
@@ -22,9 +23,12 @@ export interface BudgetUsage {
 
 const TERMINAL = "('completed', 'failed', 'cancelled')";
 
-export function createAdmissionStore(db: Db) {
-  const getOverride = db.prepare<[string, string], { available: number; unavailable_reason: string | null }>(
-    'SELECT available, unavailable_reason FROM recipe_overrides WHERE tenant_id = ? AND recipe_id = ?',
+type OverrideRow = { available: number; unavailable_reason: string | null };
+const toOverride = (row: OverrideRow): RecipeOverride => ({ available: row.available === 1, unavailableReason: row.unavailable_reason });
+
+export function createAdmissionStore(db: Db, cache: TenantCache) {
+  const overrides = db.prepare<[string], OverrideRow & { recipe_id: string }>(
+    'SELECT recipe_id, available, unavailable_reason FROM recipe_overrides WHERE tenant_id = ?',
   );
   const setOverride = db.prepare(
     'INSERT OR REPLACE INTO recipe_overrides (tenant_id, recipe_id, available, unavailable_reason) VALUES (?, ?, ?, ?)',
@@ -42,11 +46,12 @@ export function createAdmissionStore(db: Db) {
      FROM workloads WHERE tenant_id = ?`,
   );
   return {
-    override(tenantId: string, recipeId: string): RecipeOverride | undefined {
-      const row = getOverride.get(tenantId, recipeId);
-      return row && { available: row.available === 1, unavailableReason: row.unavailable_reason };
+    /** The tenant's overrides by recipe id. */
+    overrides(tenantId: string): ReadonlyMap<string, RecipeOverride> {
+      return cache.read(tenantId, 'overrides', () => new Map(overrides.all(tenantId).map((row) => [row.recipe_id, toOverride(row)])));
     },
     setOverride(tenantId: string, recipeId: string, o: RecipeOverride): void {
+      cache.drop(tenantId);
       setOverride.run(tenantId, recipeId, o.available ? 1 : 0, o.unavailableReason);
     },
     budget(tenantId: string): Budget | undefined {

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import type { TenantCache } from './tenant-cache.js';
 
 export type FaultSource = 'api' | 'scenario';
 
@@ -23,7 +24,7 @@ export type NewFault = Omit<FaultRow, 'seq' | 'seen' | 'applied'>;
 const COLUMNS = `seq, id, tenant_id AS tenantId, method, path, times, after_count AS after, seen, applied, action,
   source, created_at_ms AS createdAtMs`;
 
-export function createFaultStore(db: Db) {
+export function createFaultStore(db: Db, cache: TenantCache) {
   const insert = db.prepare(
     `INSERT INTO faults (id, tenant_id, method, path, times, after_count, action, source, created_at_ms)
      VALUES (@id, @tenantId, @method, @path, @times, @after, @action, @source, @createdAtMs)`,
@@ -38,6 +39,7 @@ export function createFaultStore(db: Db) {
   const apply = db.prepare('UPDATE faults SET applied = applied + 1 WHERE seq = ?');
   return {
     insert(row: NewFault): void {
+      cache.drop(row.tenantId);
       insert.run(row);
     },
     get(tenantId: string, id: string): FaultRow | undefined {
@@ -48,18 +50,21 @@ export function createFaultStore(db: Db) {
       return list.all(tenantId);
     },
     /** Rules with applications left, oldest first. */
-    live(tenantId: string): FaultRow[] {
-      return live.all(tenantId);
+    live(tenantId: string): readonly FaultRow[] {
+      return cache.read(tenantId, 'faults', () => live.all(tenantId));
     },
     delete(tenantId: string, id: string): boolean {
+      cache.drop(tenantId);
       return remove.run(tenantId, id).changes > 0;
     },
     /** Removes the tenant's rules, or only those from one source. */
     clear(tenantId: string, source?: FaultSource): number {
+      cache.drop(tenantId);
       return (source ? clearSource.run(tenantId, source) : clear.run(tenantId)).changes;
     },
-    /** Counts one matching request against each rule in `seen`, and one application of `applied`. */
-    count(seen: readonly number[], applied: number | undefined): void {
+    /** Counts one matching request against each of the tenant's rules in `seen`, and one application of `applied`. */
+    count(tenantId: string, seen: readonly number[], applied: number | undefined): void {
+      cache.drop(tenantId);
       for (const seq of seen) see.run(seq);
       if (applied !== undefined) apply.run(applied);
     },

@@ -26,6 +26,11 @@ export interface JournalRow {
 
 export type NewJournalRow = Omit<JournalRow, 'id'>;
 
+export interface JournalRecord {
+  tenantId: string;
+  row: NewJournalRow;
+}
+
 export interface JournalFilter {
   limit: number;
   method?: string;
@@ -54,13 +59,17 @@ export function createJournalStore(db: Db) {
   const filtered = new Map<string, Statement<unknown[], Stored>>();
   const toRow = (r: Stored): JournalRow => ({ ...r, replayed: r.replayed === 1, bodyJson: r.bodyJson === 1, bodyTruncated: r.bodyTruncated === 1 });
   return {
-    /** Appends one row and evicts what falls out of the tenant's ring of `size`, in one transaction. */
-    append: db.transaction((tenantId: string, r: NewJournalRow, size: number): void => {
-      const { seq } = insert.get(
-        tenantId, tenantId, r.atMs, r.wallMs, r.method, r.path, r.query, r.status, r.requestId, r.idempotencyKey,
-        r.replayed ? 1 : 0, r.fault, r.faultId, r.body, r.bodyJson ? 1 : 0, r.bodyBytes, r.bodyTruncated ? 1 : 0, r.durationMs,
-      )!;
-      evict.run(tenantId, seq - size);
+    /** Appends rows in order and evicts what falls out of each tenant's ring of `size`, in one transaction. */
+    append: db.transaction((entries: readonly JournalRecord[], size: number): void => {
+      const newest = new Map<string, number>();
+      for (const { tenantId, row: r } of entries) {
+        const { seq } = insert.get(
+          tenantId, tenantId, r.atMs, r.wallMs, r.method, r.path, r.query, r.status, r.requestId, r.idempotencyKey,
+          r.replayed ? 1 : 0, r.fault, r.faultId, r.body, r.bodyJson ? 1 : 0, r.bodyBytes, r.bodyTruncated ? 1 : 0, r.durationMs,
+        )!;
+        newest.set(tenantId, seq);
+      }
+      for (const [tenantId, seq] of newest) evict.run(tenantId, seq - size);
     }),
     /** Newest first. */
     list(tenantId: string, f: JournalFilter): JournalRow[] {

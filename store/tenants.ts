@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import type { TenantCache } from './tenant-cache.js';
 
 export interface ClockRow {
   mode: 'realtime' | 'manual' | null;
@@ -7,7 +8,7 @@ export interface ClockRow {
   anchorVirtualMs: number;
 }
 
-export function createTenantStore(db: Db) {
+export function createTenantStore(db: Db, cache: TenantCache) {
   const insertTenant = db.prepare(
     `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms)
      VALUES (?, ?, ?, ?)`,
@@ -39,11 +40,14 @@ export function createTenantStore(db: Db) {
       },
     ),
     clock(tenantId: string): ClockRow {
-      const row = clock.get(tenantId);
-      if (!row) throw new Error(`unknown tenant ${tenantId}`);
-      return row;
+      return cache.read(tenantId, 'clock', () => {
+        const row = clock.get(tenantId);
+        if (!row) throw new Error(`unknown tenant ${tenantId}`);
+        return row;
+      });
     },
     setClock(tenantId: string, row: ClockRow): void {
+      cache.drop(tenantId);
       updateClock.run(row.mode, row.scale, row.anchorWallMs, row.anchorVirtualMs, tenantId);
     },
   };
