@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { RL_EVENT_MAX_ENCODED_BYTES } from '../openapi/rl-evidence.js';
+import { RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../openapi/rl-evidence.js';
 import type { EventBounds, RLEventInput } from '../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../store/workload-runtime.js';
 import type { WorkloadRow } from '../store/workloads.js';
 import { canonicalJson } from './canonical.js';
 import { rlEventLine, simulate, stateAt, type Timeline } from './simulator/index.js';
-import type { Intervention, SimRLEvent, SimSpec, TimelineItem } from './simulator/types.js';
+import type { Intervention, SimSpec, TimelineItem } from './simulator/types.js';
 import { FIRST_GENERATION } from './workloads.js';
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
@@ -16,7 +16,11 @@ export interface RunContext {
   timeline: Timeline;
 }
 
-export function rlEventInput(stageId: string, generation: number, receivedAtMs: number, event: SimRLEvent): RLEventInput {
+/**
+ * What the store keeps of one event: pages serve its text as is, so it takes an RLEvent (the
+ * schema's output), never an unchecked one.
+ */
+export function rlEventInput(stageId: string, generation: number, receivedAtMs: number, event: RLEvent): RLEventInput {
   return {
     stageId,
     generation,
@@ -111,7 +115,8 @@ export class Materialiser {
           store.runtime.addEvent(row.id, item.eventId, item.eventType, item.payload, item.atMs);
           break;
         case 'rl_event':
-          batch.push(rlEventInput(item.stageId, item.generation, item.atMs, item.event));
+          // Checked like an ingested event: pages send stored text without encoding it again.
+          batch.push(rlEventInput(item.stageId, item.generation, item.atMs, RLEvent.parse(item.event)));
           break;
         case 'receipt':
           // A plan the user replaced through the control API is theirs; simulated receipts stop.
