@@ -22,6 +22,17 @@ t.test('the log and the evidence agree', async (t) => {
   checkAgreement(t, simulate(specFor(), recover), 'recovered');
 });
 
+t.test('an event line has the emitter\'s key order whatever order the event came in, and Go\'s escapes', async (t) => {
+  const event = {
+    verifier: 'v', output: 'a < b & c', input: 'i', message: 'm', duration_ms: 5, reward: 0, outcome: 'failed' as const,
+    kind: 'task_completed' as const, attempt: 2, task_id: 't', phase: 'evaluation' as const, event_id: 'e',
+  };
+  t.equal(rlEventLine(event), `${RL_EVENT_PREFIX}{"event_id":"e","phase":"evaluation","task_id":"t","attempt":2,"kind":"task_completed",` +
+    '"outcome":"failed","reward":0,"duration_ms":5,"message":"m","input":"i","output":"a \\u003c b \\u0026 c","verifier":"v"}');
+  t.equal(rlEventLine({ kind: 'task_started', attempt: 1, task_id: 't', phase: 'baseline', event_id: 'e' }),
+    `${RL_EVENT_PREFIX}{"event_id":"e","phase":"baseline","task_id":"t","attempt":1,"kind":"task_started"}`, 'absent fields are left out');
+});
+
 t.test('a plausible training log', async (t) => {
   const spec = specFor({ trainingSteps: 12 });
   const tl = simulate(spec, []);
