@@ -3,9 +3,8 @@ import { RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../openapi/rl-evidence.js';
 import type { EventBounds, RLEventInput } from '../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../store/workload-runtime.js';
 import type { WorkloadRow } from '../store/workloads.js';
-import { canonicalJson } from './canonical.js';
 import { rlEventLine, simulate, stateAt, type Timeline } from './simulator/index.js';
-import type { Intervention, SimSpec, TimelineItem } from './simulator/types.js';
+import type { Intervention, SimRLEvent, SimSpec, TimelineItem } from './simulator/types.js';
 import { FIRST_GENERATION } from './workloads.js';
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
@@ -15,6 +14,28 @@ export interface RunContext {
   interventions: Intervention[];
   timeline: Timeline;
 }
+
+/**
+ * canonicalJson of an RLEvent, written without sorting its keys on every call: an RLEvent is flat,
+ * so one object with its keys in sorted order gives the same text (JSON.stringify leaves the absent
+ * ones out). The stored text must not change: a repeated event is compared with it as text. Sorting
+ * per event was a twentieth of materialising a run (bench/, materialise profile).
+ */
+const canonicalEvent = (e: SimRLEvent): string =>
+  JSON.stringify({
+    attempt: e.attempt,
+    duration_ms: e.duration_ms,
+    event_id: e.event_id,
+    input: e.input,
+    kind: e.kind,
+    message: e.message,
+    outcome: e.outcome,
+    output: e.output,
+    phase: e.phase,
+    reward: e.reward,
+    task_id: e.task_id,
+    verifier: e.verifier,
+  });
 
 /**
  * What the store keeps of one event: pages serve its text as is, so it takes an RLEvent (the
@@ -30,7 +51,7 @@ export function rlEventInput(stageId: string, generation: number, receivedAtMs: 
     taskId: event.task_id,
     attempt: event.attempt,
     kind: event.kind,
-    event: canonicalJson(event),
+    event: canonicalEvent(event),
   };
 }
 
