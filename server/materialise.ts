@@ -4,10 +4,12 @@ import type { EventBounds, RLEventInput } from '../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../store/workload-runtime.js';
 import type { WorkloadRow } from '../store/workloads.js';
 import { rlEventLine, simulate, stateAt, type Timeline } from './simulator/index.js';
-import type { Intervention, SimRLEvent, SimSpec, TimelineItem } from './simulator/types.js';
+import type { Intervention, SimRLEvent, SimReceipt, SimSpec, TimelineItem } from './simulator/types.js';
 import { FIRST_GENERATION } from './workloads.js';
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
+
+type ReceiptItem = Extract<TimelineItem, { kind: 'receipt' }>;
 
 export interface RunContext {
   spec: SimSpec;
@@ -121,6 +123,7 @@ export class Materialiser {
       batch = [];
     };
     const logs: LogInput[] = [];
+    const receipts: ReceiptItem[] = [];
 
     for (let i = from; i < to; i++) {
       const item = items[i];
@@ -141,7 +144,7 @@ export class Materialiser {
           break;
         case 'receipt':
           // A plan the user replaced through the control API is theirs; simulated receipts stop.
-          if (plan?.simulated) this.putReceipt(row.id, item);
+          if (plan?.simulated) receipts.push(item);
           break;
         case 'log':
           logs.push({ stageId: item.stageId, generation: item.generation, atMs: item.atMs, line: item.line });
@@ -150,6 +153,7 @@ export class Materialiser {
     }
     flush();
     if (logs.length) store.runtime.appendLogs(row.id, logs, this.app.config.maxLogBytesPerAttempt);
+    this.putReceipts(row.id, receipts);
 
     const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
     const lastAtMs = items.length ? items[items.length - 1].atMs : row.createdAtMs;
@@ -165,9 +169,16 @@ export class Materialiser {
     return { ...row, ...next };
   }
 
-  /** Simulated receipts are all of plan revision 1 (a launch admits only that plan). */
-  private putReceipt(workloadId: string, item: Extract<TimelineItem, { kind: 'receipt' }>): void {
-    this.app.store.grading.putReceipt(workloadId, 1, item.receipt.attempt_id, item.atMs, item.receipt);
+  /**
+   * Writes receipt items, each attempt's once: with its first item's time, which putReceipt keeps
+   * as the receipt's creation, and its last state. A run materialised in one step wrote every
+   * graded attempt twice otherwise, pending and then final. Simulated receipts are all of plan
+   * revision 1 (a launch admits only that plan).
+   */
+  private putReceipts(workloadId: string, items: readonly ReceiptItem[]): void {
+    const latest = new Map<string, { atMs: number; receipt: SimReceipt }>();
+    for (const { atMs, receipt } of items) latest.set(receipt.attempt_id, { atMs: latest.get(receipt.attempt_id)?.atMs ?? atMs, receipt });
+    for (const [attemptId, r] of latest) this.app.store.grading.putReceipt(workloadId, 1, attemptId, r.atMs, r.receipt);
   }
 
   /**
@@ -177,7 +188,7 @@ export class Materialiser {
   restoreSimulatedReceipts(row: WorkloadRow): void {
     const { items } = this.context(row).timeline;
     const due = items.slice(0, firstAfter(items, row.materialisedToMs));
-    for (const item of due) if (item.kind === 'receipt') this.putReceipt(row.id, item);
+    this.putReceipts(row.id, due.filter((item): item is ReceiptItem => item.kind === 'receipt'));
   }
 
   /**
