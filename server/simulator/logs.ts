@@ -16,7 +16,7 @@ const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&'
 export function rlEventLine(event: SimRLEvent): string {
   // Written in the SDK emitter's key order whatever order the event came in; JSON.stringify
   // leaves the absent (undefined) fields out. A key list as JSON.stringify's replacer did the
-  // same at three times the cost, a quarter of simulating a run (bench/, materialise profile).
+  // same at 2.5 times the cost: a quarter of simulating a run (bench/, materialise profile).
   const text = JSON.stringify({
     event_id: event.event_id,
     phase: event.phase,
