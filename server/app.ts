@@ -1,7 +1,6 @@
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import {
   jsonSchemaTransform,
@@ -15,6 +14,7 @@ import { loadCatalog, type Catalog } from './catalog.js';
 import { VirtualClock } from './clock.js';
 import type { Config } from './config.js';
 import { CURSOR_SECRET } from './cursor.js';
+import docs from './docs.js';
 import { ApiError } from './errors.js';
 import errorHandler, { sendApiError } from './error-handler.js';
 import faults from './faults.js';
@@ -184,7 +184,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     transform,
     transformObject: (document) => optionalBodies(jsonSchemaTransformObject(document)),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(docs, { document: () => app.swagger() });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes);

@@ -21,6 +21,25 @@ t.test('Swagger UI is served at /docs without a key', async (t) => {
   const res = await s.call('GET', '/docs', { key: null });
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /text\/html/);
+  t.ok(res.headers.get('x-request-id'), 'answered through the app like any route');
+
+  // What the page loads: its script and the document it renders.
+  const assets = [...res.text.matchAll(/(?:src|href)="(\/docs\/static\/[^"]+)"/g)].map((m) => m[1]);
+  t.ok(assets.length >= 3);
+  for (const asset of assets) t.equal((await s.call('GET', asset, { key: null })).status, 200, asset);
+  const script = await s.call('GET', '/docs/static/swagger-ui-bundle.js', { key: null });
+  t.match(script.headers.get('content-type'), /javascript/);
+  const initializer = await s.call('GET', '/docs/static/swagger-initializer.js', { key: null });
+  t.match(initializer.text, /resolveUrl\('\.\/json'\)/);
+  const document = await s.call('GET', '/docs/json', { key: null });
+  t.same(document.body, (await s.call('GET', '/openapi.json', { key: null })).body, '/docs renders the document /openapi.json serves');
+
+  const head = await s.call('HEAD', '/docs/static/swagger-ui.css', { key: null });
+  t.equal(head.status, 200);
+  t.equal(head.text, '');
+  const missing = await s.call('GET', '/docs/static/nope.js', { key: null });
+  t.equal(missing.status, 404);
+  t.equal(missing.body.error, 'not_found', 'a missing asset is a 404 in the envelope');
 });
 
 t.test('every /_mock route is tagged mock, every route has a summary or operationId', async (t) => {
