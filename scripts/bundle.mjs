@@ -22,6 +22,8 @@ await build({
   outfile: 'dist/bundle/server.cjs',
   // CommonJS, because only a classic script can take a code cache on Node 20.
   format: 'cjs',
+  // The default, stated because server/load-bundle.ts reads the bundle as latin1.
+  charset: 'ascii',
   // Loaded from node_modules at run time: better-sqlite3 finds its native addon, and
   // @fastify/swagger-ui the Swagger UI files, relative to their own folders; jsonc-parser's main
   // file is a UMD module whose requires esbuild cannot follow; @fastify/swagger only generates the

@@ -22,8 +22,11 @@ export interface LoadedBundle {
 }
 
 export function compileBundle(): LoadedBundle {
+  // latin1: esbuild writes code as ASCII (only comments keep other characters), and a one-byte
+  // string is decoded several times faster and is half the size of the two-byte string that UTF-8
+  // decoding makes of the whole bundle once one comment has an en dash.
   const script = new Script(
-    `(function (exports, require, module, __filename, __dirname) {${readFileSync(BUNDLE, 'utf8')}\n})`,
+    `(function (exports, require, module, __filename, __dirname) {${readFileSync(BUNDLE, 'latin1')}\n})`,
     { filename: BUNDLE, cachedData: codeCache() },
   );
   const module = { exports: {} as typeof Bundle };
