@@ -1,7 +1,8 @@
 // Bundles what tsc emitted into dist/bundle/, the code that ships (package.json bin and exports):
 // - server.cjs: the server, the CLI and the Node API with their dependencies (server/bundle-entry.ts);
-// - server.cjs.cache: V8's code cache for it, written after a server has started and stopped
-//   through it, so that it holds the functions a start compiles (server/load-bundle.ts);
+// - server.cjs.cache: V8's code cache for it, written after a server has started, answered
+//   /readyz and stopped through it, so that it holds the functions a start compiles
+//   (server/load-bundle.ts);
 // - main.js: the CLI entry, which loads server.cjs with that cache.
 // Resolving and compiling some 330 files one by one (Fastify and its dependencies, zod, our
 // modules) was most of a cold start; one file with a code cache is one read and little compiling.
@@ -47,5 +48,7 @@ await build({
 const { CODE_CACHE, compileBundle } = await import('../dist/server/load-bundle.js');
 const { exports, script } = compileBundle();
 const server = await exports.startMockServer({ db: ':memory:' });
+// The request path too: a cold start is measured to its first answer.
+await (await fetch(`${server.url}/readyz`)).text();
 await server.close();
 writeFileSync(CODE_CACHE, script.createCachedData());
