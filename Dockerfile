@@ -42,4 +42,4 @@ HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM from `docker stop`, so its clean shutdown (finish
 # in-flight requests, close the database) runs instead of a kill after the stop timeout.
-CMD ["node", "dist/server/main.js"]
+CMD ["node", "dist/bundle/main.js"]

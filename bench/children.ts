@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../server/package-info.js';
 
-/** The real CLI, as `npm start` runs it. */
-export const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
+/** The real CLI, as `npm start` runs it: package.json's bin. */
+export const MAIN = join(packageRoot(), JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).bin['nodus-mock']);
 /** Baseline servers compiled next to this file. */
 export const benchScript = (name: string) => join(packageRoot(), 'dist', 'bench', name);
 

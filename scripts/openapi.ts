@@ -1,4 +1,4 @@
-// Regenerates openapi/openapi.json from the zod schemas, exactly as GET /openapi.json serves it.
+// Regenerates openapi/openapi.json from the zod schemas; GET /openapi.json serves that file.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp } from '../server/app.js';
@@ -6,7 +6,7 @@ import { defaultConfig } from '../server/config.js';
 import { packageRoot } from '../server/package-info.js';
 
 export async function generateOpenApi(): Promise<string> {
-  const app = await buildApp({ config: defaultConfig({ db: ':memory:', logLevel: 'silent' }) });
+  const app = await buildApp({ config: defaultConfig({ db: ':memory:', logLevel: 'silent' }), describe: true });
   try {
     return `${JSON.stringify(app.swagger(), null, 2)}\n`;
   } finally {

@@ -1,30 +1,23 @@
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { openStore, type Store } from '../store/index.js';
 import auth from './auth.js';
 import { loadCatalog, type Catalog } from './catalog.js';
 import { VirtualClock } from './clock.js';
 import type { Config } from './config.js';
 import { CURSOR_SECRET } from './cursor.js';
+import docs from './docs.js';
 import { ApiError } from './errors.js';
 import errorHandler, { sendApiError } from './error-handler.js';
 import faults from './faults.js';
 import journal from './journal.js';
 import { parseJsonBody } from './json-body.js';
 import { Materialiser } from './materialise.js';
-import { optionalBodies } from './openapi-document.js';
+import { committedDocument, describeRoutes } from './openapi-document.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './request-log.js';
-import { packageVersion } from './package-info.js';
 import { REVIEW_SECRET } from './review-token.js';
 import { applyScenario, loadScenario } from './scenario.js';
 import healthRoutes from '../routes/health.js';
@@ -61,22 +54,12 @@ export interface AppOptions {
   catalog?: Catalog;
   /** Wall clock behind realtime virtual time; tests may replace it. */
   wallNow?: () => number;
+  /**
+   * Registers @fastify/swagger, so that `app.swagger()` generates the OpenAPI document from the
+   * route schemas (scripts/openapi.ts). The app serves the committed document either way.
+   */
+  describe?: boolean;
 }
-
-/**
- * jsonSchemaTransform converts a `body` that is one zod schema. Fastify also takes one schema per
- * media type (`body: { content: { type: { schema } } }`); those are converted type by type.
- */
-const transform: typeof jsonSchemaTransform = (document) => {
-  const content = (document.schema?.body as { content?: Record<string, { schema: unknown }> } | undefined)?.content;
-  if (!content) return jsonSchemaTransform(document);
-  const converted = jsonSchemaTransform({ ...document, schema: { ...document.schema, body: undefined } });
-  const body = {
-    content: Object.fromEntries(Object.entries(content).map(([type, media]) =>
-      [type, { schema: jsonSchemaTransform({ ...document, schema: { body: media.schema } }).schema.body }])),
-  };
-  return { ...converted, schema: { ...converted.schema, body } };
-};
 
 /** Answers what Node's HTTP parser refuses (oversized headers, garbage) in the envelope. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
@@ -159,33 +142,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(journal);
   await app.register(faults);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'nodus-mock',
-        version: packageVersion(),
-        description:
-          'A stateful mock of the Nodus control plane: the /v1 RL and workload surfaces of the wire ' +
-          'contract, plus the /_mock control API.',
-      },
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: { ApiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'Nodus API key' } },
-      },
-      security: [{ ApiKey: [] }],
-      tags: [
-        { name: 'RL', description: 'RL recipes, previews, launches and the environment catalog' },
-        { name: 'Workloads', description: 'Workloads and their evidence' },
-        { name: 'mock', description: 'Control API only a mock has: clock, faults, journal, reset' },
-        { name: 'health', description: 'Liveness and readiness' },
-      ],
-    },
-    transform,
-    transformObject: (document) => optionalBodies(jsonSchemaTransformObject(document)),
+  if (options.describe) await describeRoutes(app);
+  app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => {
+    reply.type('application/json; charset=utf-8').send(committedDocument());
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(docs, { document: () => JSON.parse(committedDocument()) });
 
   await app.register(healthRoutes);
   await app.register(meRoutes);

@@ -65,12 +65,20 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
  * because Fastify's own answers 404 for both).
  */
 export default fp(async function errorHandler(app) {
-  const router = FindMyWay();
+  // The mirror is built on the first unknown path: filling a router at start took milliseconds of
+  // every cold start, for an answer many runs never give.
+  const routes: { method: 'GET'; url: string }[] = [];
+  let router: ReturnType<typeof FindMyWay> | undefined;
+  const mirror = () => {
+    if (router) return router;
+    router = FindMyWay();
+    for (const { method, url } of routes) if (!router.hasRoute(method, url)) router.on(method, url, () => undefined);
+    return router;
+  };
   app.addHook('onRoute', (route) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]) as HTTPMethods[];
     for (const method of methods.map((m) => m.toUpperCase() as 'GET')) {
-      if ((method as string) === 'HEAD' || router.hasRoute(method, route.url)) continue;
-      router.on(method, route.url, () => undefined);
+      if ((method as string) !== 'HEAD') routes.push({ method, url: route.url });
     }
   });
 
@@ -87,7 +95,7 @@ export default fp(async function errorHandler(app) {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
-      (m) => m !== request.method && router.find(m as 'GET', path),
+      (m) => m !== request.method && mirror().find(m as 'GET', path),
     );
     if (allowed.length > 0) {
       return sendApiError(

@@ -19,6 +19,16 @@ t.test('the default catalog loads', async (t) => {
   t.equal(c.example('swe-smith', 'anything'), undefined, 'a listed-only environment has no runnable example');
 });
 
+t.test('the built-in files pass every check unchanged, so the server can take them as they are', async (t) => {
+  const c = loadCatalog();
+  const recipes = parseCatalog(defaults(), DEFAULT_CATALOG_PATH()).recipes!;
+  const environments = parseCatalog(defaultEnvironments(), DEFAULT_ENVIRONMENTS_PATH()).environments!;
+  t.equal(c.version, recipes.version);
+  t.strictSame(c.recipes, recipes.recipes);
+  t.equal(c.reviewedAt, environments.reviewedAt);
+  t.strictSame(c.environments, environments.environments);
+});
+
 t.test('invalid environment catalogs are refused with the entry and field named', async (t) => {
   const broken: [string, (doc: any) => void, RegExp][] = [
     ['launch without results', (d) => delete d.environments[0].launch.results, /environments\[0\] \(gsm8k\) launch\.results:/],

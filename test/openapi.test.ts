@@ -6,14 +6,14 @@ import { generateOpenApi } from '../scripts/openapi.js';
 import { startServer } from './helpers/server.js';
 import { CONTRACT_PATH } from './helpers/contract.js';
 
-t.test('the committed openapi/openapi.json is what the server serves', async (t) => {
+t.test('the server serves the committed openapi/openapi.json, which is what the schemas generate', async (t) => {
   const s = await startServer(t);
   const served = await s.call('GET', '/openapi.json', { key: null });
   t.equal(served.status, 200);
   t.equal(served.body.openapi, '3.1.0');
   const committed = JSON.parse(readFileSync(join(packageRoot(), 'openapi', 'openapi.json'), 'utf8'));
-  t.same(served.body, committed, 'run `npm run openapi` after changing a schema or route');
-  t.equal(await generateOpenApi(), `${JSON.stringify(served.body, null, 2)}\n`);
+  t.same(served.body, committed);
+  t.equal(await generateOpenApi(), `${JSON.stringify(served.body, null, 2)}\n`, 'run `npm run openapi` after changing a schema or route');
 });
 
 t.test('Swagger UI is served at /docs without a key', async (t) => {
@@ -21,6 +21,25 @@ t.test('Swagger UI is served at /docs without a key', async (t) => {
   const res = await s.call('GET', '/docs', { key: null });
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /text\/html/);
+  t.ok(res.headers.get('x-request-id'), 'answered through the app like any route');
+
+  // What the page loads: its script and the document it renders.
+  const assets = [...res.text.matchAll(/(?:src|href)="(\/docs\/static\/[^"]+)"/g)].map((m) => m[1]);
+  t.ok(assets.length >= 3);
+  for (const asset of assets) t.equal((await s.call('GET', asset, { key: null })).status, 200, asset);
+  const script = await s.call('GET', '/docs/static/swagger-ui-bundle.js', { key: null });
+  t.match(script.headers.get('content-type'), /javascript/);
+  const initializer = await s.call('GET', '/docs/static/swagger-initializer.js', { key: null });
+  t.match(initializer.text, /resolveUrl\('\.\/json'\)/);
+  const document = await s.call('GET', '/docs/json', { key: null });
+  t.same(document.body, (await s.call('GET', '/openapi.json', { key: null })).body, '/docs renders the document /openapi.json serves');
+
+  const head = await s.call('HEAD', '/docs/static/swagger-ui.css', { key: null });
+  t.equal(head.status, 200);
+  t.equal(head.text, '');
+  const missing = await s.call('GET', '/docs/static/nope.js', { key: null });
+  t.equal(missing.status, 404);
+  t.equal(missing.body.error, 'not_found', 'a missing asset is a 404 in the envelope');
 });
 
 t.test('every /_mock route is tagged mock, every route has a summary or operationId', async (t) => {

@@ -55,7 +55,8 @@ t.test('the package holds the CLI, the Node API with its typings, and the data i
 
   // Every relative import of packed code is packed too: the server runs from an install.
   for (const file of files.filter((f) => f.endsWith('.js'))) {
-    const source = readFileSync(join(root, file), 'utf8');
+    // Lines of comments are left out: the bundle keeps its dependencies' JSDoc, `{import('../x').T}`.
+    const source = readFileSync(join(root, file), 'utf8').split('\n').filter((l) => !/^\s*(\*|\/\/|\/\*)/.test(l)).join('\n');
     for (const [, spec] of source.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
       t.ok(packed.has(posix.join(posix.dirname(file), spec)), `${file} imports ${spec}`);
     }

@@ -5,10 +5,10 @@ import t from 'tap';
 import { loadCatalog } from '../server/catalog.js';
 import { packageRoot } from '../server/package-info.js';
 import { loadScenario } from '../server/scenario.js';
+import { MAIN } from './helpers/cli.js';
 import { call, startServer, tempDbPath } from './helpers/server.js';
 import { legCounting } from './helpers/rl.js';
 
-const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
 const FLAKY = join(packageRoot(), 'scenarios', 'flaky-launch.json');
 const DEGRADED = join(packageRoot(), 'scenarios', 'degraded-evidence.json');
 

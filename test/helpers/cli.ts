@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../server/package-info.js';
 
-export const MAIN = join(packageRoot(), 'dist', 'server', 'main.js');
+/** The CLI as installed: package.json's bin, the bundle that `npm start` and the image run. */
+export const MAIN = join(packageRoot(), JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).bin['nodus-mock']);
 
 /** Starts the real CLI as a child process; `ready` resolves with the base URL it printed. */
 export function startCli(args: string[], env: Record<string, string> = {}) {

@@ -1,0 +1,68 @@
+import type { AddressInfo } from 'node:net';
+import { buildApp } from './app.js';
+import { CatalogError } from './catalog.js';
+import { ConfigError, HELP_TEXT, describeConfig, resolveCli } from './config.js';
+import { ScenarioError } from './scenario.js';
+import { createLogger } from './logger.js';
+import { packageVersion } from './package-info.js';
+
+/** What a user pastes to point the Nodus SDK at this server. */
+export function sdkExportLine(url: string, apiKey: string): string {
+  return `export NODUS_BASE_URL=${url} NODUS_API_KEY=${apiKey}`;
+}
+
+/** The `nodus-mock` command: parses the options, serves until SIGINT or SIGTERM. */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  let request;
+  try {
+    request = resolveCli(argv, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`nodus-mock: ${err.message} (see --help)\n`);
+    process.exit(2);
+  }
+  if (request.kind === 'help') {
+    process.stdout.write(`${HELP_TEXT}\n`);
+    return;
+  }
+  if (request.kind === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return;
+  }
+  const { config } = request;
+  const logger = createLogger(config.logLevel);
+  logger.info({ config: describeConfig(config) }, 'configuration');
+
+  let app;
+  try {
+    app = await buildApp({ config, logger });
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // A catalog or scenario file that fails validation is a configuration mistake, like a bad flag.
+    const configMistake = err instanceof CatalogError || err instanceof ScenarioError;
+    process.stderr.write(`nodus-mock: ${configMistake ? '' : 'cannot start: '}${(err as Error).message}\n`);
+    process.exit(configMistake ? 2 : 1);
+  }
+
+  const { port } = app.server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const key = config.keys ? config.keys[0].key : 'nk_test_local';
+  process.stdout.write(`nodus-mock ${packageVersion()} listening on ${url}\n${sdkExportLine(url, key)}\n`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'error while closing');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
