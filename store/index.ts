@@ -24,7 +24,7 @@ function createStore(db: Db) {
     db,
     settings: createSettingsStore(db),
     tenants: createTenantStore(db, cache),
-    idempotency: createIdempotencyStore(db),
+    idempotency: createIdempotencyStore(db, cache),
     workloads: createWorkloadStore(db),
     admission: createAdmissionStore(db, cache),
     runtime: createWorkloadRuntimeStore(db),
