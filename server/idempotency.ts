@@ -18,9 +18,15 @@ export function requireIdempotencyKey(request: FastifyRequest): string {
 }
 
 /** A route's preValidation hook: the key is checked before the body, so a missing key is reported as such. */
-export async function keyBeforeBody(request: FastifyRequest): Promise<void> {
-  requireIdempotencyKey(request);
+export function keyBeforeBody(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  try {
+    requireIdempotencyKey(request);
+  } catch (err) {
+    return done(err as Error);
+  }
+  done();
 }
+
 
 export interface Admitted {
   status: number;

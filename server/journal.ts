@@ -127,18 +127,19 @@ export default fp(async function journal(app) {
 
   app.addHook('onClose', async () => flush());
   // Just before the handler: nothing can close between this and what the handler reads or deletes.
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', (request, _reply, done) => {
     if (request.url.startsWith('/_mock')) flush();
+    done();
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.tenant || !isV1(request.url)) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.tenant || !isV1(request.url)) return done();
     const tenantId = request.tenant.id;
     let arrival: { atMs: number; wallMs: number };
     try {
       arrival = { atMs: app.clock.nowMs(tenantId), wallMs: app.clock.wallNow() };
     } catch (err) {
       request.log.error({ err }, 'request journal: cannot read the clock; this request is not journaled');
-      return;
+      return done();
     }
     reply.raw.once('close', () => {
       try {
@@ -147,5 +148,6 @@ export default fp(async function journal(app) {
         request.log.error({ err }, 'request journal: could not record this request');
       }
     });
+    done();
   });
 });
