@@ -107,7 +107,8 @@ const FLUSH_AT_ROWS = 1000;
  * has left, so journaling can never change a response; a failure is logged, not raised. Nothing
  * from the headers is kept but the Idempotency-Key.
  *
- * Rows wait in memory and are committed together, FLUSH_AFTER_MS after the first of them or once
+ * Rows wait in memory and are committed together: with the next group commit of state changes
+ * (store.writeTogether), which they ride along, or FLUSH_AFTER_MS after the first of them, or once
  * FLUSH_AT_ROWS wait. A commit per request, and then one per event-loop turn, was the largest
  * single cost of a /v1 read (bench/, profile of GET /v1/rl-recipes). The journal's readers see
  * every row all the same: each /_mock handler (the journal's routes and reset among them) runs
@@ -134,6 +135,7 @@ export default fp(async function journal(app) {
     else if (waiting === 1) timer = setTimeout(flush, FLUSH_AFTER_MS);
   };
 
+  app.store.onGroupCommit(flush);
   app.addHook('onClose', async () => flush());
   // Just before a /_mock handler: nothing can close between this and what the handler reads or deletes.
   const flushFirst = (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
