@@ -25,19 +25,21 @@ const PROBE_ROUTES = new Set(['/healthz', '/readyz']);
  * debug level, or a container's health check (every 5 s) would drown the requests of interest.
  */
 export default fp(async function requestLog(app) {
+  const log = app.log as Logger;
   // Fastify makes a pino child per request (serialising its bindings); when nothing is logged at
   // any level, as the bench and tests run, the request logs through the app's logger instead.
-  if (!(app.log as Logger).isLevelEnabled('fatal')) app.setChildLoggerFactory((logger) => logger);
+  if (!log.isLevelEnabled('fatal')) app.setChildLoggerFactory((logger) => logger);
   // Hooks in the done-callback style: on every request, an async hook costs a promise and a
   // microtask turn for nothing to await (bench/, profile of GET /v1/rl-recipes).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
+  // Above info (silent, as the bench and tests run) no request line is logged: no hook at all.
+  if (!log.isLevelEnabled('info')) return;
   app.addHook('onResponse', (request, reply, done) => {
     const level = PROBE_ROUTES.has(request.routeOptions.url ?? '') ? 'debug' : 'info';
-    // Silent (as the bench and tests run), the line is not even built.
-    if ((request.log as Logger).isLevelEnabled(level)) {
+    if (log.isLevelEnabled(level)) {
       request.log[level](
         {
           tenant: request.tenant?.id,
