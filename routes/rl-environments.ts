@@ -6,7 +6,7 @@ import { SubmitResult, WorkloadPayload } from '../openapi/workloads.js';
 import { canonicalSha256 } from '../server/canonical.js';
 import { notFound } from '../server/errors.js';
 import { admitExampleRun, exampleWorkload, findExample } from '../server/example-runs.js';
-import { answerIdempotently, keyBeforeBody } from '../server/idempotency.js';
+import { answerIdempotently, requireIdempotencyKey } from '../server/idempotency.js';
 import { OPTIONAL_BODY } from '../server/openapi-document.js';
 
 const EnvironmentParams = z.object({ environment: z.string().min(1).max(128) });
@@ -70,7 +70,7 @@ export default (async function rlEnvironmentRoutes(app) {
       response: { 202: SubmitResult, ...errorResponses },
     },
     preValidation: async (request) => {
-      await keyBeforeBody(request);
+      requireIdempotencyKey(request);
       // No body at all is the same request as `{}`.
       request.body ??= {};
     },

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../openapi/common.js';
 import { RLRecipeDescriptor } from '../openapi/rl-recipes.js';
-import { catalogAvailability } from '../server/admission.js';
+import { catalogAvailability, type Availability } from '../server/admission.js';
 import { Catalog } from '../server/catalog.js';
 
 const RecipeList = z.strictObject({ recipes: z.array(RLRecipeDescriptor) });
@@ -17,6 +17,9 @@ export default (async function rlRecipeRoutes(app) {
   // of this route's cost (bench/, profile of GET /v1/rl-recipes), so each availability state is
   // encoded once, through the same schema the serializer used, and its bytes are reused.
   const encoded = new Map<string, string>();
+  // The tenant cache hands out one overrides object until they change, so the body it gave last
+  // time answers without working out the availability again.
+  const lastFor = new WeakMap<object, string>();
 
   app.get('/v1/rl-recipes', {
     schema: {
@@ -26,7 +29,17 @@ export default (async function rlRecipeRoutes(app) {
       response: { 200: RecipeList, ...errorResponses },
     },
   }, async (request, reply) => {
-    const availability = catalogAvailability(app, request.tenant.id);
+    const overrides = app.store.admission.overrides(request.tenant.id);
+    let body = lastFor.get(overrides);
+    if (body === undefined) {
+      body = encodedList(catalogAvailability(app, request.tenant.id));
+      lastFor.set(overrides, body);
+    }
+    // Already encoded through RecipeList: sent as text, which Fastify passes by its serializer.
+    return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+  });
+
+  function encodedList(availability: Availability[]): string {
     const state = JSON.stringify(availability);
     let body = encoded.get(state);
     if (body === undefined) {
@@ -37,7 +50,6 @@ export default (async function rlRecipeRoutes(app) {
       if (encoded.size >= CACHED_STATES) encoded.delete(encoded.keys().next().value!);
       encoded.set(state, body);
     }
-    // Already encoded through RecipeList: sent as text, which Fastify passes by its serializer.
-    return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
-  });
+    return body;
+  }
 }) satisfies FastifyPluginAsyncZod;

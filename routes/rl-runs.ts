@@ -31,10 +31,13 @@ export default (async function rlRunRoutes(app) {
       response: { 202: SubmitResult, ...errorResponses },
     },
     preValidation: keyBeforeBody,
-  }, async (request, reply) =>
-    answerIdempotently(app, request, reply, {
+  }, async (request, reply) => {
+    // The fingerprint is also the workload's recorded request_sha256.
+    const fingerprint = canonicalSha256(request.body);
+    return answerIdempotently(app, request, reply, {
       scope: 'POST /v1/rl-runs',
-      fingerprint: canonicalSha256(request.body),
-      admit: (nowMs) => admitLaunch(app, request.tenant.id, request.body, nowMs),
-    }));
+      fingerprint,
+      admit: (nowMs) => admitLaunch(app, request.tenant.id, request.body, fingerprint, nowMs),
+    });
+  });
 }) satisfies FastifyPluginAsyncZod;

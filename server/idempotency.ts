@@ -18,8 +18,13 @@ export function requireIdempotencyKey(request: FastifyRequest): string {
 }
 
 /** A route's preValidation hook: the key is checked before the body, so a missing key is reported as such. */
-export async function keyBeforeBody(request: FastifyRequest): Promise<void> {
-  requireIdempotencyKey(request);
+export function keyBeforeBody(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  try {
+    requireIdempotencyKey(request);
+  } catch (err) {
+    return done(err as Error);
+  }
+  done();
 }
 
 export interface Admitted {
@@ -39,11 +44,12 @@ export interface IdempotentRequest {
 
 /**
  * Design decision 7. Lookup, admission and the stored answer are one synchronous SQLite
- * transaction, so concurrent duplicates are serialised by construction: the second one finds the
- * first's record and replays it, never creating a second resource and never answering 409. Only
- * successful admissions are stored: a refused request leaves the key free for a corrected retry.
+ * transaction (a savepoint of the turn's group commit), so concurrent duplicates are serialised
+ * by construction: the second one finds the first's record and replays it, never creating a
+ * second resource and never answering 409. Only successful admissions are stored: a refused
+ * request leaves the key free for a corrected retry. The answer leaves after the commit.
  */
-export function answerIdempotently(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, req: IdempotentRequest): FastifyReply {
+export async function answerIdempotently(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, req: IdempotentRequest): Promise<FastifyReply> {
   const key = requireIdempotencyKey(request);
   const tenantId = request.tenant.id;
   const ttlMs = app.config.idempotencyTtl * 1000;
@@ -61,8 +67,8 @@ export function answerIdempotently(app: FastifyInstance, request: FastifyRequest
   };
   // A retry needs no write: outside any transaction a record is a committed one, so a plain read
   // answers it, and only a new or expired key takes the write transaction (and its lock and
-  // commit), which looks again for itself.
-  const answer = stored(app.clock.nowMs(tenantId)) ?? app.store.write(() => {
+  // commit), which looks again for itself: a duplicate queued in the same group finds the record.
+  const answer = stored(app.clock.nowMs(tenantId)) ?? await app.store.writeTogether(() => {
     const nowMs = app.clock.nowMs(tenantId);
     const replay = stored(nowMs);
     if (replay) return replay;

@@ -96,6 +96,10 @@ export function presentJournalRow(row: JournalRow): z.infer<typeof JournalEntry>
   };
 }
 
+/** How long a journaled row may wait for its commit, and how many may wait at most. */
+const FLUSH_AFTER_MS = 10;
+const FLUSH_AT_ROWS = 1000;
+
 /**
  * The request journal: one row per /v1 request of a known tenant, written when the response
  * closes. Node emits `close` for every outcome (answered, reset, dropped, client gone) while
@@ -103,15 +107,19 @@ export function presentJournalRow(row: JournalRow): z.infer<typeof JournalEntry>
  * has left, so journaling can never change a response; a failure is logged, not raised. Nothing
  * from the headers is kept but the Idempotency-Key.
  *
- * Rows are committed together at the end of the event-loop turn in which their responses closed
- * (setImmediate): under load a commit per request was the largest single cost of a /v1 request
- * (bench/, profile of GET /v1/rl-recipes). A client cannot see its answer before that turn ends,
- * and every /_mock handler, the journal's readers and reset among them, runs after what is
- * pending has been written, as does closing the server.
+ * Rows wait in memory and are committed together: with the next group commit of state changes
+ * (store.writeTogether), which they ride along, or FLUSH_AFTER_MS after the first of them, or once
+ * FLUSH_AT_ROWS wait. A commit per request, and then one per event-loop turn, was the largest
+ * single cost of a /v1 read (bench/, profile of GET /v1/rl-recipes). The journal's readers see
+ * every row all the same: each /_mock handler (the journal's routes and reset among them) runs
+ * after what is waiting has been written, as does closing the server.
  */
 export default fp(async function journal(app) {
   let pending: JournalRecord[] = [];
+  let timer: NodeJS.Timeout | undefined;
   const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
     if (pending.length === 0) return;
     const entries = pending;
     pending = [];
@@ -122,23 +130,30 @@ export default fp(async function journal(app) {
     }
   };
   const record = (entry: JournalRecord) => {
-    if (pending.push(entry) === 1) setImmediate(flush);
+    const waiting = pending.push(entry);
+    if (waiting >= FLUSH_AT_ROWS) flush();
+    else if (waiting === 1) timer = setTimeout(flush, FLUSH_AFTER_MS);
   };
 
+  app.store.onGroupCommit(flush);
   app.addHook('onClose', async () => flush());
-  // Just before the handler: nothing can close between this and what the handler reads or deletes.
-  app.addHook('preHandler', async (request) => {
-    if (request.url.startsWith('/_mock')) flush();
+  // Just before a /_mock handler: nothing can close between this and what the handler reads or deletes.
+  const flushFirst = (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    flush();
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/_mock')) route.preHandler = [flushFirst, ...[route.preHandler ?? []].flat()];
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.tenant || !isV1(request.url)) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.tenant || !isV1(request.url)) return done();
     const tenantId = request.tenant.id;
     let arrival: { atMs: number; wallMs: number };
     try {
       arrival = { atMs: app.clock.nowMs(tenantId), wallMs: app.clock.wallNow() };
     } catch (err) {
       request.log.error({ err }, 'request journal: cannot read the clock; this request is not journaled');
-      return;
+      return done();
     }
     reply.raw.once('close', () => {
       try {
@@ -147,5 +162,6 @@ export default fp(async function journal(app) {
         request.log.error({ err }, 'request journal: could not record this request');
       }
     });
+    done();
   });
 });

@@ -172,7 +172,7 @@ export function previewRun(app: FastifyInstance, tenantId: string, request: Requ
 }
 
 /** The workload a managed launch creates: an ordinary workload with server-owned provenance. */
-function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, id: string, nowMs: number): NewWorkload {
+function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, requestSha256: string, id: string, nowMs: number): NewWorkload {
   const { recipe, configuration: c } = run;
   const spec = specFor(run, id, nowMs);
   const plannedTasks = c.mode === 'train' ? 2 * c.evaluation_tasks + c.training_steps * recipe.simulation.group_size : c.evaluation_tasks;
@@ -199,7 +199,7 @@ function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, 
         runtime_image: recipe.runtime.image,
         model_revision: recipe.model_revision,
         config_sha256: canonicalSha256(c),
-        request_sha256: canonicalSha256(body),
+        request_sha256: requestSha256,
         review_token: body.review_token,
       },
     },
@@ -210,8 +210,9 @@ function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, 
 /**
  * The admission of POST /v1/rl-runs once its key is known to be new: re-normalise, check the
  * token against what was reviewed, check admission again, then store the workload.
+ * `requestSha256` is the canonical SHA-256 of `body`.
  */
-export function admitLaunch(app: FastifyInstance, tenantId: string, body: z.infer<typeof RLRunRequest>, nowMs: number) {
+export function admitLaunch(app: FastifyInstance, tenantId: string, body: z.infer<typeof RLRunRequest>, requestSha256: string, nowMs: number) {
   const { review_token: token, ...request } = body;
   const run = normalise(app.catalog, request);
   if (!sameToken(token, reviewToken(reviewSecret(app), tenantId, run.configuration, run.recipe))) {
@@ -225,7 +226,7 @@ export function admitLaunch(app: FastifyInstance, tenantId: string, body: z.infe
   if (!availability.available) {
     throw new ApiError(503, 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
   }
-  const workload = recipeWorkload(run, body, newWorkloadId(), nowMs);
+  const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs);
   const refusal = budgetRefusal(app, tenantId, workload.estimatedCostUsd, nowMs);
   if (refusal) throw refusal;
   insertWorkload(app, tenantId, workload);

@@ -55,12 +55,15 @@ export function createAdmissionStore(db: Db, cache: TenantCache) {
       setOverride.run(tenantId, recipeId, o.available ? 1 : 0, o.unavailableReason);
     },
     budget(tenantId: string): Budget | undefined {
-      return getBudget.get(tenantId);
+      // null stands for "no budget", which the cache keeps, unlike a miss (undefined).
+      return cache.read(tenantId, 'budget', () => getBudget.get(tenantId) ?? null) ?? undefined;
     },
     setBudget(tenantId: string, b: Budget): void {
+      cache.drop(tenantId);
       setBudget.run(tenantId, b.monthlySpendCapUsd, b.monthToDateUsd);
     },
     deleteBudget(tenantId: string): void {
+      cache.drop(tenantId);
       deleteBudget.run(tenantId);
     },
     usage(tenantId: string): BudgetUsage {

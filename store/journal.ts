@@ -46,13 +46,12 @@ const COLUMNS = `id, at_ms AS atMs, wall_ms AS wallMs, method, path, query, stat
   body_bytes AS bodyBytes, body_truncated AS bodyTruncated, duration_ms AS durationMs`;
 
 export function createJournalStore(db: Db) {
-  const insert = db.prepare<[string, string, ...unknown[]], { seq: number }>(
+  const insert = db.prepare(
     `INSERT INTO request_journal (tenant_id, seq, at_ms, wall_ms, method, path, query, status, request_id,
        idempotency_key, replayed, fault, fault_id, body, body_json, body_bytes, body_truncated, duration_ms)
-     VALUES (?, coalesce((SELECT max(seq) FROM request_journal WHERE tenant_id = ?), 0) + 1,
-       ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     RETURNING seq`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const newestSeq = db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM request_journal WHERE tenant_id = ?').pluck();
   const evict = db.prepare('DELETE FROM request_journal WHERE tenant_id = ? AND seq <= ?');
   const clear = db.prepare('DELETE FROM request_journal WHERE tenant_id = ?');
   // One statement per combination of filters (four at most), prepared on first use.
@@ -61,12 +60,14 @@ export function createJournalStore(db: Db) {
   return {
     /** Appends rows in order and evicts what falls out of each tenant's ring of `size`, in one transaction. */
     append: db.transaction((entries: readonly JournalRecord[], size: number): void => {
+      // Each tenant's newest seq is read once per append, not once per row.
       const newest = new Map<string, number>();
       for (const { tenantId, row: r } of entries) {
-        const { seq } = insert.get(
-          tenantId, tenantId, r.atMs, r.wallMs, r.method, r.path, r.query, r.status, r.requestId, r.idempotencyKey,
+        const seq = (newest.get(tenantId) ?? newestSeq.get(tenantId)!) + 1;
+        insert.run(
+          tenantId, seq, r.atMs, r.wallMs, r.method, r.path, r.query, r.status, r.requestId, r.idempotencyKey,
           r.replayed ? 1 : 0, r.fault, r.faultId, r.body, r.bodyJson ? 1 : 0, r.bodyBytes, r.bodyTruncated ? 1 : 0, r.durationMs,
-        )!;
+        );
         newest.set(tenantId, seq);
       }
       for (const [tenantId, seq] of newest) evict.run(tenantId, seq - size);

@@ -45,3 +45,41 @@ t.test('creates the parent folder of the file', async (t) => {
   db.close();
   t.pass('opened');
 });
+
+t.test('writes queued in one turn commit together; one that throws undoes only its own', async (t) => {
+  const store = openStore(tempDbPath(t));
+  t.teardown(() => store.close());
+  const insert = store.db.prepare('INSERT INTO server_settings (name, value) VALUES (?, ?)');
+  const names = () => store.db.prepare('SELECT name FROM server_settings ORDER BY name').pluck().all();
+  const before = names();
+  let commits = 0;
+  store.onGroupCommit(() => commits++);
+  const outcomes = await Promise.allSettled([
+    store.writeTogether(() => insert.run('a', '1').changes),
+    store.writeTogether(() => {
+      insert.run('b', '1');
+      throw new Error('refused');
+    }),
+    store.writeTogether(() => {
+      t.ok(store.db.inTransaction, 'nothing is committed before the turn ends');
+      return insert.run('c', '1').changes;
+    }),
+  ]);
+  t.same(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+  t.same(names(), [...before, 'a', 'c'].sort(), 'the throw rolled back its own row only');
+  t.equal(commits, 1, 'one commit for the three');
+
+  // When the group's transaction fails, none of it is stored: each write is tried alone instead.
+  let failOnce = true;
+  store.onGroupCommit(() => {
+    if (!failOnce) return;
+    failOnce = false;
+    throw new Error('the group failed');
+  });
+  const alone = await Promise.allSettled([
+    store.writeTogether(() => insert.run('d', '1').changes),
+    store.writeTogether(() => insert.run('a', '2').changes),
+  ]);
+  t.same(alone.map((o) => o.status), ['fulfilled', 'rejected'], 'the duplicate name fails its own write only');
+  t.same(names(), [...before, 'a', 'c', 'd'].sort());
+});

@@ -56,7 +56,7 @@ export async function launches(ctx: Context) {
 
     const baseline = { label: 'bare Fastify POST, same body parsed', runs: r.bare };
     return [
-      ...throughputFigures('launch', 'POST /v1/rl-runs, fresh keys', { op: '>=', ratio: 0.4 }, { label: 'mock, one commit per launch', runs: r.fresh }, baseline),
+      ...throughputFigures('launch', 'POST /v1/rl-runs, fresh keys', { op: '>=', ratio: 0.4 }, { label: 'mock, each turn\'s launches in one commit', runs: r.fresh }, baseline),
       ...throughputFigures('launch-replay', 'POST /v1/rl-runs, replays of one key', { op: '>=', ratio: 0.7 }, { label: 'mock, stored answer replayed', runs: r.replay }, baseline),
     ];
   } finally {
