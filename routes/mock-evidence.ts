@@ -21,7 +21,9 @@ import { WorkloadParams } from './workloads.js';
 type IngestJson = z.infer<typeof IngestEventsRequest>;
 
 /** The events of either body, with a text body's lines to log as the workload's output. */
-function readIngestBody(body: IngestJson | string): { candidates: Candidate[]; stdout?: string[]; stage_id?: string; generation?: number } {
+function readIngestBody(body: IngestJson | string | undefined): { candidates: Candidate[]; stdout?: string[]; stage_id?: string; generation?: number } {
+  // Fastify checks a body per media type only when one is named: a bare POST arrives here unchecked.
+  if (body === undefined) throw invalidRequest('body: send {"events": [...]} as application/json, or event lines as text/plain');
   if (typeof body !== 'string') return { stage_id: body.stage_id, generation: body.generation, candidates: jsonCandidates(body.events) };
   const { lines, candidates } = textCandidates(body);
   return { candidates, stdout: lines };
@@ -49,7 +51,7 @@ export default (async function mockEvidenceRoutes(app) {
       response: { 200: IngestEventsResult, ...errorResponses },
     },
   }, async (request) => {
-    const body = readIngestBody(request.body as IngestJson | string);
+    const body = readIngestBody(request.body as IngestJson | string | undefined);
     return app.store.write(() => {
       const tenantId = request.tenant.id;
       const row = currentWorkload(app, tenantId, request.params.id);

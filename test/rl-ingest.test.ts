@@ -146,6 +146,7 @@ t.test('stage, generation and workload are checked before any event', async (t) 
     ['events not a list', ingest(s, id, 5 as never), 400, 'invalid_request'],
     ['unknown body field', ingest(s, id, [], { mode: 'train' }), 400, 'invalid_request'],
     ['not JSON', s.call('POST', `/_mock/workloads/${id}/rl-events`, { raw: '{"events": [', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json'],
+    ['no body and no media type', s.call('POST', `/_mock/workloads/${id}/rl-events`), 400, 'invalid_request'],
     ['a form body', s.call('POST', `/_mock/workloads/${id}/rl-events`, { raw: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type'],
     ["another tenant's workload", ingest(s, id, [base], {}, freshKey()), 404, 'not_found'],
   ];
