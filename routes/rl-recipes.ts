@@ -16,10 +16,12 @@ export default (async function rlRecipeRoutes(app) {
   // availability overrides. Encoding it through the response schema on every request was most
   // of this route's cost (bench/, profile of GET /v1/rl-recipes), so each availability state is
   // encoded once, through the same schema the serializer used, and its bytes are reused.
-  const encoded = new Map<string, string>();
+  // Kept as bytes: Fastify measures a string body (Buffer.byteLength) and Node encodes it again
+  // on every write, where a Buffer is sent as it is.
+  const encoded = new Map<string, Buffer>();
   // The tenant cache hands out one overrides object until they change, so the body it gave last
   // time answers without working out the availability again.
-  const lastFor = new WeakMap<object, string>();
+  const lastFor = new WeakMap<object, Buffer>();
 
   app.get('/v1/rl-recipes', {
     schema: {
@@ -28,25 +30,27 @@ export default (async function rlRecipeRoutes(app) {
       summary: 'The managed RL recipes, with this tenant\'s availability',
       response: { 200: RecipeList, ...errorResponses },
     },
-  }, async (request, reply) => {
+  // Not async: nothing here awaits, and a promise per request (with Fastify's then() on it) is
+  // work the answer does not need; Fastify sends what a synchronous handler throws as usual.
+  }, (request, reply) => {
     const overrides = app.store.admission.overrides(request.tenant.id);
     let body = lastFor.get(overrides);
     if (body === undefined) {
       body = encodedList(catalogAvailability(app, request.tenant.id));
       lastFor.set(overrides, body);
     }
-    // Already encoded through RecipeList: sent as text, which Fastify passes by its serializer.
-    return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+    // Already encoded through RecipeList: sent as bytes, which Fastify passes by its serializer.
+    (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
   });
 
-  function encodedList(availability: Availability[]): string {
+  function encodedList(availability: Availability[]): Buffer {
     const state = JSON.stringify(availability);
     let body = encoded.get(state);
     if (body === undefined) {
       const list = {
         recipes: app.catalog.recipes.map((recipe, i) => Catalog.descriptor(recipe, availability[i].available, availability[i].reason)),
       };
-      body = JSON.stringify(z.encode(RecipeList, list));
+      body = Buffer.from(JSON.stringify(z.encode(RecipeList, list)), 'utf8');
       if (encoded.size >= CACHED_STATES) encoded.delete(encoded.keys().next().value!);
       encoded.set(state, body);
     }

@@ -7,11 +7,18 @@ import type { Tenant } from './types.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** Only the API surfaces need a key; health, the OpenAPI document and /docs stay public. */
-export const needsKey = (url: string) => /^\/(v1|_mock)(\/|\?|$)/.test(url);
+/** `url` is `prefix` itself, or continues with a path or a query. Asked three times per request: no RegExp. */
+const under = (url: string, prefix: string) => {
+  if (!url.startsWith(prefix)) return false;
+  const next = url.charCodeAt(prefix.length);
+  return Number.isNaN(next) || next === 0x2f || next === 0x3f; // end, '/' or '?'
+};
 
 /** The /v1 wire surface: what faults act on and the journal records. */
-export const isV1 = (url: string) => /^\/v1(\/|\?|$)/.test(url);
+export const isV1 = (url: string) => under(url, '/v1');
+
+/** Only the API surfaces need a key; health, the OpenAPI document and /docs stay public. */
+export const needsKey = (url: string) => isV1(url) || under(url, '/_mock');
 
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
 

@@ -81,11 +81,16 @@ export function presentFault(row: FaultRow): z.infer<typeof Fault> {
  * through, the oldest applies and counts it in `applied`. One synchronous transaction, so the
  * counters are exact however many requests arrive at once, and they survive restarts.
  */
-export function takeFault(app: FastifyInstance, tenantId: string, method: string, path: string): FaultRow | undefined {
+export function takeFault(app: FastifyInstance, tenantId: string, method: string, url: string): FaultRow | undefined {
   // Nearly every request meets no rule. A plain read says so without the write transaction (and
   // its lock and commit) that counting needs; nothing else runs between this read and the
-  // transaction below, so the transaction still decides on what it reads itself.
-  if (!app.store.faults.live(tenantId).some((rule) => ruleMatches(rule, method, path))) return undefined;
+  // transaction below, so the transaction still decides on what it reads itself. Most tenants
+  // have no rule at all: then not even the path is cut out of the URL.
+  const live = app.store.faults.live(tenantId);
+  if (live.length === 0) return undefined;
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  if (!live.some((rule) => ruleMatches(rule, method, path))) return undefined;
   return app.store.write(() => {
     const matching = app.store.faults.live(tenantId).filter((rule) => ruleMatches(rule, method, path));
     if (matching.length === 0) return undefined;
@@ -112,7 +117,7 @@ export default fp(async function faults(app) {
     if (!request.tenant || !isV1(request.url)) return done();
     let rule: FaultRow | undefined;
     try {
-      rule = takeFault(app, request.tenant.id, request.method, request.url.split('?')[0]);
+      rule = takeFault(app, request.tenant.id, request.method, request.url);
     } catch (err) {
       return done(err as Error);
     }

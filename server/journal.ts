@@ -148,16 +148,18 @@ export default fp(async function journal(app) {
   app.addHook('onRequest', (request, reply, done) => {
     if (!request.tenant || !isV1(request.url)) return done();
     const tenantId = request.tenant.id;
-    let arrival: { atMs: number; wallMs: number };
+    let atMs: number;
+    let wallMs: number;
     try {
-      arrival = { atMs: app.clock.nowMs(tenantId), wallMs: app.clock.wallNow() };
+      atMs = app.clock.nowMs(tenantId);
+      wallMs = app.clock.wallNow();
     } catch (err) {
       request.log.error({ err }, 'request journal: cannot read the clock; this request is not journaled');
       return done();
     }
     reply.raw.once('close', () => {
       try {
-        record({ tenantId, row: journalRow(request, reply, arrival.atMs, arrival.wallMs) });
+        record({ tenantId, row: journalRow(request, reply, atMs, wallMs) });
       } catch (err) {
         request.log.error({ err }, 'request journal: could not record this request');
       }

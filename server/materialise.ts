@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../openapi/rl-evidence.js';
+import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../openapi/rl-evidence.js';
 import type { EventBounds, RLEventInput } from '../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../store/workload-runtime.js';
 import type { WorkloadRow } from '../store/workloads.js';
@@ -140,7 +140,7 @@ export class Materialiser {
           break;
         case 'rl_event':
           // Checked like an ingested event: pages send stored text without encoding it again.
-          batch.push(rlEventInput(item.stageId, item.generation, item.atMs, RLEvent.parse(item.event)));
+          batch.push(rlEventInput(item.stageId, item.generation, item.atMs, isPlainRLEvent(item.event) ? item.event : RLEvent.parse(item.event)));
           break;
         case 'receipt':
           // A plan the user replaced through the control API is theirs; simulated receipts stop.

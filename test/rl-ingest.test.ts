@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { RLEvent } from '../openapi/rl-evidence.js';
+import { isPlainRLEvent, RLEvent } from '../openapi/rl-evidence.js';
 import { canonicalJson } from '../server/canonical.js';
 import { rlEventInput } from '../server/materialise.js';
 import { attempt, drainChecked, ingest, ingestText, submitCustom } from './helpers/evidence.js';
@@ -79,6 +79,42 @@ t.test('property: an event is stored as its canonical JSON, the text rows writte
     { numRuns: 2000 },
   );
   t.pass('rlEventInput wrote canonicalJson for every valid event');
+});
+
+t.test('property: an event isPlainRLEvent passes is one RLEvent accepts unchanged', async (t) => {
+  // Mostly valid events, each field now and then at an edge it decides on: whitespace and
+  // controls at either end, non-ASCII, lengths around each limit, numbers at the bounds, a key
+  // set to undefined, an unknown key.
+  const char = fc.constantFrom('a', '~', ' ', '!', '\t', '\n', '\r', '\u0000', '\u001f', '\u007f', '\u0085', '\u00a0', 'é', '\u2028', '\ud83d', '\ud83d\ude00');
+  // Lengths around a limit in UTF-16 units, of characters of 1 to 4 UTF-8 bytes (the limits count bytes).
+  const around = (n: number) => fc.constantFrom(1, 2, 3, 4).chain((bytes) => fc.integer({ min: Math.floor(n / bytes) - 2, max: Math.floor(n / bytes) + 1 })
+    .map((len) => ['a', 'é', '\u2028', '\ud83d\ude00'][bytes - 1].repeat(bytes === 4 ? Math.ceil(len / 2) : len)));
+  const mostly = <T, U>(valid: fc.Arbitrary<T>, edge: fc.Arbitrary<U>) => fc.oneof({ arbitrary: valid, weight: 12 }, { arbitrary: edge, weight: 1 });
+  const edgeText = fc.oneof(fc.string({ unit: char, maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), around(128), around(1024), around(4096), fc.constant(undefined), fc.constant(7));
+  const id = mostly(fc.string({ unit: fc.constantFrom('a', 'Z', '0', '/', '-', '_', '~'), minLength: 1, maxLength: 40 }), edgeText);
+  const text = mostly(fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\t', 'é', '\u2028'), maxLength: 40 }), edgeText);
+  const edgeNumber = fc.oneof(fc.double(), fc.integer({ min: -2, max: 1_000_002 }), fc.constantFrom(0, -0, 1_000_000, Infinity, NaN, '1', undefined));
+  const event = fc.record(
+    {
+      event_id: id, phase: mostly(fc.constantFrom('baseline', 'training', 'evaluation'), fc.constantFrom('other', undefined)), task_id: id,
+      attempt: mostly(fc.integer({ min: 1, max: 1_000_000 }), edgeNumber), kind: fc.constantFrom('task_started', 'task_completed', 'task_completed', 'other'),
+      outcome: mostly(fc.constantFrom('passed', 'failed', 'error'), fc.constantFrom('other', undefined)),
+      reward: mostly(fc.double({ noNaN: true, noDefaultInfinity: true }), edgeNumber), duration_ms: mostly(fc.nat(), edgeNumber),
+      message: text, input: text, output: text, verifier: text, extra: fc.constant(1),
+    },
+    { requiredKeys: ['event_id', 'phase', 'task_id', 'attempt', 'kind'] },
+  );
+  let plain = 0;
+  fc.assert(
+    fc.property(event, (e) => {
+      if (!isPlainRLEvent(e)) return true;
+      plain++;
+      const parsed = RLEvent.safeParse(e);
+      return parsed.success && canonicalJson(parsed.data) === canonicalJson(e) && Object.keys(parsed.data).length === Object.keys(e).length;
+    }),
+    { numRuns: 5000 },
+  );
+  t.ok(plain > 100, `${plain} events took the quick path`);
 });
 
 t.test('identity rules: duplicates are ignored, changed content and clashes are refused', async (t) => {

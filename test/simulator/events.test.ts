@@ -1,4 +1,5 @@
 import t from 'tap';
+import { isPlainRLEvent } from '../../openapi/rl-evidence.js';
 import { rlEventId, simulate, type Intervention, type Timeline } from '../../server/simulator/index.js';
 import { componentErrors } from '../helpers/contract.js';
 import { CREATED_AT, evaluateSpec, events, rlEvents, specFor } from './fixtures.js';
@@ -23,6 +24,8 @@ t.test('every emitted event conforms to the contract RLEvent', async (t) => {
   for (const [name, tl] of sampleTimelines()) {
     const errors = events(tl).flatMap((e) => componentErrors('RLEvent', e).map((msg) => `${e.event_id}: ${msg}`));
     t.same(errors, [], name);
+    // The materialiser stores these without parsing them again only when the quick check passes.
+    t.same(events(tl).filter((e) => !isPlainRLEvent(e)), [], `${name}: isPlainRLEvent`);
     const oversized = events(tl).filter((e) => utf8(JSON.stringify(e)) > 16 * 1024 || [e.input, e.output, e.verifier].some((s) => s !== undefined && (s === '' || utf8(s) > 4096)));
     t.same(oversized, [], `${name}: within byte limits, no empty text`);
     const badText = events(tl).filter((e) => [e.input, e.output, e.verifier, e.message].some((s) => s !== undefined && /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s)));
