@@ -18,6 +18,7 @@ import { Materialiser } from './materialise.js';
 import { committedDocument, describeRoutes } from './openapi-document.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './request-log.js';
+import { syncHook } from './sync-hook.js';
 import { REVIEW_SECRET } from './review-token.js';
 import { applyScenario, loadScenario } from './scenario.js';
 import healthRoutes from '../routes/health.js';
@@ -133,12 +134,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errorHandler);
   await app.register(requestLog);
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', syncHook((request) => {
     if (request.url.length > URL_LIMIT_BYTES) {
-      return done(new ApiError(414, 'uri_too_long', `the URL is longer than ${URL_LIMIT_BYTES} bytes`));
+      throw new ApiError(414, 'uri_too_long', `the URL is longer than ${URL_LIMIT_BYTES} bytes`);
     }
-    done();
-  });
+  }));
   await app.register(auth);
   await app.register(journal);
   await app.register(faults);

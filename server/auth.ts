@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN, OPEN_MODE_KEY_PREFIX } from './config.js';
 import { ApiError } from './errors.js';
+import { syncHook } from './sync-hook.js';
 import type { Tenant } from './types.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -65,13 +66,5 @@ export default fp(async function auth(app) {
     request.tenant = resolve(match[1]);
   }
 
-  // The done-callback style spares every request a promise (server/request-log.ts).
-  app.addHook('onRequest', (request, _reply, done) => {
-    try {
-      authenticate(request);
-    } catch (err) {
-      return done(err as Error);
-    }
-    done();
-  });
+  app.addHook('onRequest', syncHook(authenticate));
 });

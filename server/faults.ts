@@ -111,7 +111,7 @@ export default fp(async function faults(app) {
   app.addHook('preClose', async () => closing.abort());
 
   app.decorateRequest('fault', null);
-  // The done-callback style spares every request a promise (server/request-log.ts); only a delay waits.
+  // In the done-callback style (server/sync-hook.ts) but by hand: a delay answers done() later.
   app.addHook('preValidation', (request, reply, done) => {
     // Only /v1 of a known tenant: never /_mock, health, the document, /docs or a refused key.
     if (!request.tenant || !isV1(request.url)) return done();

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, conflict } from './errors.js';
+import { syncHook } from './sync-hook.js';
 
 /** The contract's bounds (1–256) and the SDK's own rule: printable ASCII, no spaces. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
@@ -18,14 +19,9 @@ export function requireIdempotencyKey(request: FastifyRequest): string {
 }
 
 /** A route's preValidation hook: the key is checked before the body, so a missing key is reported as such. */
-export function keyBeforeBody(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
-  try {
-    requireIdempotencyKey(request);
-  } catch (err) {
-    return done(err as Error);
-  }
-  done();
-}
+export const keyBeforeBody = syncHook((request) => {
+  requireIdempotencyKey(request);
+});
 
 export interface Admitted {
   status: number;

@@ -6,6 +6,7 @@ import type { JournalRecord, JournalRow, NewJournalRow } from '../store/journal.
 import { isV1 } from './auth.js';
 import { isoTime } from './clock.js';
 import { REPLAY_HEADER } from './idempotency.js';
+import { syncHook } from './sync-hook.js';
 
 export const JOURNAL_BODY_LIMIT_BYTES = 16 * 1024;
 /** Valid keys are at most 256 characters; a longer one is kept only this far. */
@@ -138,15 +139,12 @@ export default fp(async function journal(app) {
   app.store.onGroupCommit(flush);
   app.addHook('onClose', async () => flush());
   // Just before a /_mock handler: nothing can close between this and what the handler reads or deletes.
-  const flushFirst = (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-    flush();
-    done();
-  };
+  const flushFirst = syncHook(flush);
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/_mock')) route.preHandler = [flushFirst, ...[route.preHandler ?? []].flat()];
   });
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!request.tenant || !isV1(request.url)) return done();
+  app.addHook('onRequest', syncHook((request, reply) => {
+    if (!request.tenant || !isV1(request.url)) return;
     const tenantId = request.tenant.id;
     let atMs: number;
     let wallMs: number;
@@ -155,7 +153,7 @@ export default fp(async function journal(app) {
       wallMs = app.clock.wallNow();
     } catch (err) {
       request.log.error({ err }, 'request journal: cannot read the clock; this request is not journaled');
-      return done();
+      return;
     }
     reply.raw.once('close', () => {
       try {
@@ -164,6 +162,5 @@ export default fp(async function journal(app) {
         request.log.error({ err }, 'request journal: could not record this request');
       }
     });
-    done();
-  });
+  }));
 });
