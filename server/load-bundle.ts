@@ -21,25 +21,27 @@ export interface LoadedBundle {
   script: Script;
 }
 
-export function compileBundle(): LoadedBundle {
+/** `paths` other than the shipped ones are for tests: a copy of the bundle, another cache. */
+export function compileBundle(paths = { bundle: BUNDLE, cache: CODE_CACHE }): LoadedBundle {
+  const { bundle } = paths;
   // latin1: esbuild writes code as ASCII (only comments keep other characters), and a one-byte
   // string is decoded several times faster and is half the size of the two-byte string that UTF-8
   // decoding makes of the whole bundle once one comment has an en dash.
   const script = new Script(
-    `(function (exports, require, module, __filename, __dirname) {${readFileSync(BUNDLE, 'latin1')}\n})`,
-    { filename: BUNDLE, cachedData: codeCache() },
+    `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'latin1')}\n})`,
+    { filename: bundle, cachedData: codeCache(bundle, paths.cache) },
   );
   const module = { exports: {} as typeof Bundle };
-  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
   return { exports: module.exports, script };
 }
 
 export const loadBundle = () => compileBundle().exports;
 
 /** The build's code cache, unless the bundle was written after it. */
-function codeCache(): Buffer | undefined {
+function codeCache(bundle: string, cache: string): Buffer | undefined {
   try {
-    if (statSync(CODE_CACHE).mtimeMs >= statSync(BUNDLE).mtimeMs) return readFileSync(CODE_CACHE);
+    if (statSync(cache).mtimeMs >= statSync(bundle).mtimeMs) return readFileSync(cache);
   } catch {
     // No cache: compile as usual.
   }
