@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../server/package-info.js';
+import { packageRoot } from '../server/boot/package-info.js';
 import type { Context, FigureRun } from './context.js';
 import { coldStart } from './figures/cold-start.js';
 import { launches } from './figures/launch.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { canonicalJson } from '../server/canonical.js';
-import { mintCursor } from '../server/cursor.js';
+import { canonicalJson } from '../server/domain/canonical.js';
+import { mintCursor } from '../server/domain/evidence/cursors.js';
 import { rlEventId } from '../server/simulator/event-ids.js';
 import { MAIN, mockArgs, startChild } from './children.js';
 import { advance, benchKey, get, launch, review } from './mock-api.js';

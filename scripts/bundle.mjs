@@ -1,8 +1,8 @@
 // Bundles what tsc emitted into dist/bundle/, the code that ships (package.json bin and exports):
-// - server.cjs: the server, the CLI and the Node API with their dependencies (server/bundle-entry.ts);
+// - server.cjs: the server, the CLI and the Node API with their dependencies (server/boot/bundle-entry.ts);
 // - server.cjs.cache: V8's code cache for it, written after a server has started, answered
 //   /readyz and stopped through it, so that it holds the functions a start compiles
-//   (server/load-bundle.ts);
+//   (server/boot/load-bundle.ts);
 // - main.js: the CLI entry, which loads server.cjs with that cache.
 // Resolving and compiling some 330 files one by one (Fastify and its dependencies, zod, our
 // modules) was most of a cold start; one file with a code cache is one read and little compiling.
@@ -19,11 +19,11 @@ const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'n
 
 await build({
   ...common,
-  entryPoints: ['dist/server/bundle-entry.js'],
+  entryPoints: ['dist/server/boot/bundle-entry.js'],
   outfile: 'dist/bundle/server.cjs',
   // CommonJS, because only a classic script can take a code cache on Node 20.
   format: 'cjs',
-  // The default, stated because server/load-bundle.ts reads the bundle as latin1.
+  // The default, stated because server/boot/load-bundle.ts reads the bundle as latin1.
   charset: 'ascii',
   // Loaded from node_modules at run time: better-sqlite3 finds its native addon, and
   // @fastify/swagger-ui the Swagger UI files, relative to their own folders; jsonc-parser's main
@@ -45,7 +45,7 @@ await build({
 });
 
 // Imported only now: it reads the bundle just written.
-const { CODE_CACHE, compileBundle } = await import('../dist/server/load-bundle.js');
+const { CODE_CACHE, compileBundle } = await import('../dist/server/boot/load-bundle.js');
 const { exports, script } = compileBundle();
 const server = await exports.startMockServer({ db: ':memory:' });
 // The request path too: a cold start is measured to its first answer.

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp } from '../server/app.js';
 import { defaultConfig } from '../server/config.js';
-import { packageRoot } from '../server/package-info.js';
+import { packageRoot } from '../server/boot/package-info.js';
 
 export async function generateOpenApi(): Promise<string> {
   const app = await buildApp({ config: defaultConfig({ db: ':memory:', logLevel: 'silent' }), describe: true });

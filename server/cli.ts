@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
-import { CatalogError } from './catalog.js';
+import { CatalogError } from './domain/catalog/index.js';
 import { ConfigError, HELP_TEXT, describeConfig, resolveCli } from './config.js';
-import { ScenarioError } from './scenario.js';
+import { ScenarioError } from './domain/control/scenarios.js';
 import { createLogger } from './logger.js';
-import { packageVersion } from './package-info.js';
+import { packageVersion } from './boot/package-info.js';
 
 /** What a user pastes to point the Nodus SDK at this server. */
 export function sdkExportLine(url: string, apiKey: string): string {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../server/package-info.js';
+import { packageRoot } from '../../server/boot/package-info.js';
 
 /** The CLI as installed: package.json's bin, the bundle that `npm start` and the image run. */
 export const MAIN = join(packageRoot(), JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).bin['nodus-mock']);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { packageRoot } from '../../server/package-info.js';
+import { packageRoot } from '../../server/boot/package-info.js';
 
 /**
  * Validates response bodies against the RL + workload subset of the real Nodus OpenAPI document

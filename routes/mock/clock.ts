@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { isoTime, type ClockView } from '../../server/domain/clock.js';
+import { errorResponses } from '../../openapi/common.js';
+import { ClockAdvance, ClockNow, ClockState, ClockUpdate } from '../../openapi/mock.js';
+
+const present = (v: ClockView) => ({ mode: v.mode, scale: v.scale, now: isoTime(v.nowMs) });
+
+export default (async function mockClockRoutes(app) {
+  app.get('/_mock/clock', {
+    schema: { tags: ['mock'], summary: "This tenant's virtual clock", response: { 200: ClockState, ...errorResponses } },
+  }, async (request) => present(app.clock.view(request.tenant.id)));
+
+  app.put('/_mock/clock', {
+    schema: {
+      tags: ['mock'],
+      summary: 'Switch clock mode (and scale); virtual time never jumps backwards',
+      body: ClockUpdate,
+      response: { 200: ClockState, ...errorResponses },
+    },
+  }, async (request) => present(app.clock.set(request.tenant.id, request.body.mode, request.body.scale)));
+
+  app.post('/_mock/clock/advance', {
+    schema: {
+      tags: ['mock'],
+      summary: 'Move virtual time forward and materialise everything due',
+      body: ClockAdvance,
+      response: { 200: ClockNow, ...errorResponses },
+    },
+  }, async (request) => {
+    const tenantId = request.tenant.id;
+    const nowMs = app.store.write(() => {
+      const view = app.clock.advance(tenantId, request.body.seconds);
+      app.materialiser.materialiseTenant(tenantId, view.nowMs);
+      return view.nowMs;
+    });
+    return { now: isoTime(nowMs) };
+  });
+}) satisfies FastifyPluginAsyncZod;

@@ -1,0 +1,21 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorResponses } from '../../openapi/common.js';
+import { ResetResult } from '../../openapi/mock.js';
+
+export default (async function mockResetRoutes(app) {
+  app.post('/_mock/reset', {
+    schema: {
+      tags: ['mock'],
+      summary: 'Delete everything this tenant owns (workloads, keys, faults, overrides, budget, journal); clock back to the defaults',
+      response: { 200: ResetResult, ...errorResponses },
+    },
+  }, async (request) => {
+    const tenantId = request.tenant.id;
+    const deleted = app.store.write(() => {
+      const counts = app.store.reset.deleteTenantData(tenantId);
+      app.clock.resetToDefaults(tenantId);
+      return counts;
+    });
+    return { reset: true as const, deleted };
+  });
+}) satisfies FastifyPluginAsyncZod;

@@ -1,0 +1,19 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorResponses } from '../../openapi/common.js';
+
+const Me = z.object({
+  email: z.string().optional(),
+  tenant: z.string(),
+  key_id: z.string(),
+}).meta({ id: 'Identity' });
+
+export default (async function meRoutes(app) {
+  app.get('/v1/me', {
+    schema: {
+      operationId: 'identity',
+      summary: 'Who this API key is',
+      response: { 200: Me, ...errorResponses },
+    },
+  }, async (request) => ({ tenant: request.tenant.id, key_id: request.tenant.keyId }));
+}) satisfies FastifyPluginAsyncZod;

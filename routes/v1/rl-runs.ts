@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { errorResponses } from '../../openapi/common.js';
+import { RLRecipeRequest, RLRunPreview, RLRunRequest } from '../../openapi/rl-recipes.js';
+import { SubmitResult } from '../../openapi/workloads.js';
+import { canonicalSha256 } from '../../server/domain/canonical.js';
+import { answerIdempotently, keyBeforeBody } from '../../server/http/idempotency.js';
+import { admitLaunch, previewRun } from '../../server/domain/launches/rl-runs.js';
+
+export default (async function rlRunRoutes(app) {
+  app.post('/v1/rl-runs/preview', {
+    schema: {
+      operationId: 'previewRLRun',
+      tags: ['RL'],
+      summary: 'Normalise and review a run: phases, outputs, estimate and the review token to launch it with',
+      body: RLRecipeRequest,
+      response: { 200: RLRunPreview, ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const preview = previewRun(app, request.tenant.id, request.body);
+    // The seeds' plan exposes an ETag; it is the review token itself.
+    if (preview.review_token) reply.header('etag', `"${preview.review_token}"`);
+    return preview;
+  });
+
+  app.post('/v1/rl-runs', {
+    schema: {
+      operationId: 'createRLRun',
+      tags: ['RL'],
+      summary: 'Launch a reviewed run (Idempotency-Key required; a same-key retry replays)',
+      body: RLRunRequest,
+      response: { 202: SubmitResult, ...errorResponses },
+    },
+    preValidation: keyBeforeBody,
+  }, async (request, reply) => {
+    // The fingerprint is also the workload's recorded request_sha256.
+    const fingerprint = canonicalSha256(request.body);
+    return answerIdempotently(app, request, reply, {
+      scope: 'POST /v1/rl-runs',
+      fingerprint,
+      admit: (nowMs) => admitLaunch(app, request.tenant.id, request.body, fingerprint, nowMs),
+    });
+  });
+}) satisfies FastifyPluginAsyncZod;

@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorResponses } from '../../openapi/common.js';
+import { Artifact, CustomerLedgerEntry, RoutingPlacement, Settlement } from '../../openapi/workloads.js';
+import { artifacts, ledger, routing } from '../../server/domain/workloads/records.js';
+import { currentWorkload } from '../../server/domain/workloads/rows.js';
+import { WorkloadParams } from './workloads.js';
+
+export default (async function workloadRecordRoutes(app) {
+  app.get('/v1/workloads/:id/artifacts', {
+    schema: {
+      operationId: 'listWorkloadArtifacts',
+      tags: ['Workloads'],
+      summary: 'Checkpoint manifests in the order written: every 5 GRPO steps and the last one, and one per completed freeze',
+      params: WorkloadParams,
+      response: { 200: z.object({ artifacts: z.array(Artifact) }), ...errorResponses },
+    },
+  }, async (request) =>
+    app.store.write(() => {
+      const row = currentWorkload(app, request.tenant.id, request.params.id);
+      return { artifacts: artifacts(row, app.materialiser.context(row)) };
+    }));
+
+  app.get('/v1/workloads/:id/ledger', {
+    schema: {
+      operationId: 'getWorkloadLedger',
+      tags: ['Workloads'],
+      summary: 'Customer charges per billing hour (credits add up to spend_usd) and the settlement, open until the run ends',
+      params: WorkloadParams,
+      response: {
+        200: z.object({ workload_id: z.string(), entries: z.array(CustomerLedgerEntry), settlement: Settlement }),
+        ...errorResponses,
+      },
+    },
+  }, async (request) =>
+    app.store.write(() => {
+      const row = currentWorkload(app, request.tenant.id, request.params.id);
+      return { workload_id: row.id, ...ledger(row, app.materialiser.context(row)) };
+    }));
+
+  app.get('/v1/workloads/:id/routing', {
+    schema: {
+      operationId: 'getWorkloadRouting',
+      tags: ['Workloads'],
+      summary: 'Where each stage ran, one placement per generation; a recovery adds one',
+      params: WorkloadParams,
+      response: { 200: z.object({ workload_id: z.string(), placements: z.array(RoutingPlacement) }), ...errorResponses },
+    },
+  }, async (request) =>
+    app.store.write(() => {
+      const row = currentWorkload(app, request.tenant.id, request.params.id);
+      return { workload_id: row.id, placements: routing(app, row, app.materialiser.context(row)) };
+    }));
+}) satisfies FastifyPluginAsyncZod;

@@ -1,0 +1,83 @@
+import type { Config } from '../config.js';
+import type { Store } from '../../store/index.js';
+import type { ClockRow } from '../../store/tenants.js';
+
+export type ClockMode = 'realtime' | 'manual';
+
+export interface ClockView {
+  mode: ClockMode;
+  scale: number;
+  nowMs: number;
+}
+
+/**
+ * Each tenant's virtual time. realtime: the anchor plus elapsed wall time times the scale;
+ * manual: the anchor, moved only by advance(). Re-anchoring at the current virtual time on every
+ * change is what keeps time from ever running backwards.
+ */
+export class VirtualClock {
+  constructor(
+    private readonly store: Store,
+    private readonly config: Pick<Config, 'clock' | 'timeScale'>,
+    readonly wallNow: () => number = Date.now,
+  ) {}
+
+  view(tenantId: string): ClockView {
+    return this.compute(this.store.tenants.clock(tenantId), this.wallNow());
+  }
+
+  nowMs(tenantId: string): number {
+    return this.view(tenantId).nowMs;
+  }
+
+  set(tenantId: string, mode: ClockMode, scale?: number): ClockView {
+    return this.store.write(() => {
+      const row = this.store.tenants.clock(tenantId);
+      const wall = this.wallNow();
+      const current = this.compute(row, wall);
+      this.store.tenants.setClock(tenantId, {
+        mode,
+        scale: scale ?? row.scale,
+        anchorWallMs: wall,
+        anchorVirtualMs: current.nowMs,
+      });
+      return this.view(tenantId);
+    });
+  }
+
+  advance(tenantId: string, seconds: number): ClockView {
+    return this.store.write(() => {
+      const row = this.store.tenants.clock(tenantId);
+      const wall = this.wallNow();
+      const current = this.compute(row, wall);
+      this.store.tenants.setClock(tenantId, {
+        ...row,
+        anchorWallMs: wall,
+        anchorVirtualMs: current.nowMs + Math.round(seconds * 1000),
+      });
+      return this.view(tenantId);
+    });
+  }
+
+  /** Back to the configured mode and scale, keeping the current virtual time. */
+  resetToDefaults(tenantId: string): void {
+    const row = this.store.tenants.clock(tenantId);
+    const wall = this.wallNow();
+    const current = this.compute(row, wall);
+    this.store.tenants.setClock(tenantId, {
+      mode: null,
+      scale: null,
+      anchorWallMs: wall,
+      anchorVirtualMs: current.nowMs,
+    });
+  }
+
+  private compute(row: ClockRow, wall: number): ClockView {
+    const mode = row.mode ?? this.config.clock;
+    const scale = row.scale ?? this.config.timeScale;
+    const elapsed = mode === 'realtime' ? Math.max(0, wall - row.anchorWallMs) * scale : 0;
+    return { mode, scale, nowMs: row.anchorVirtualMs + Math.floor(elapsed) };
+  }
+}
+
+export const isoTime = (ms: number) => new Date(ms).toISOString();

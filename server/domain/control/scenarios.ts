@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { BudgetUpdate, ClockAdvance, ClockUpdate, FaultRule, RecipeOverrideUpdate } from '../../../openapi/mock.js';
+import { registerKey } from '../../http/auth.js';
+import { canonicalSha256 } from '../canonical.js';
+import type { Catalog } from '../catalog/index.js';
+import { API_KEY_PATTERN } from '../../config.js';
+import { ApiError } from '../errors.js';
+import { addFault } from '../../http/faults.js';
+import { readJsonFile } from '../json-file.js';
+
+/** Per key, the same things the /_mock routes set, in the same shapes. */
+const ScenarioEntry = z.strictObject({
+  clock: ClockUpdate.extend({ advance_seconds: ClockAdvance.shape.seconds.optional() }).optional(),
+  faults: z.array(FaultRule).max(1000).optional(),
+  recipes: z.record(z.string(), RecipeOverrideUpdate).optional(),
+  budget: BudgetUpdate.optional(),
+});
+type ScenarioEntry = z.output<typeof ScenarioEntry>;
+
+const ScenarioFile = z.strictObject({
+  description: z.string().optional(),
+  keys: z.record(z.string().regex(API_KEY_PATTERN, 'an API key is printable ASCII without spaces'), ScenarioEntry),
+});
+
+export interface Scenario {
+  source: string;
+  keys: Record<string, ScenarioEntry>;
+}
+
+export class ScenarioError extends Error {
+  override name = 'ScenarioError';
+}
+
+/** `keys["nk_test_flaky"].faults[0].action.status`: map keys quoted, list indexes bracketed. */
+function entryPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  path.forEach((part, i) => {
+    const mapKey = (i === 1 && path[0] === 'keys') || (i === 3 && path[2] === 'recipes');
+    if (typeof part === 'number') out += `[${part}]`;
+    else if (mapKey) out += `[${JSON.stringify(part)}]`;
+    else out += `${out ? '.' : ''}${String(part)}`;
+  });
+  return out || '(top level)';
+}
+
+/** Reads and checks the whole file before anything is applied; errors name the entry and field. */
+export function loadScenario(path: string, catalog: Catalog): Scenario {
+  const parsed = ScenarioFile.safeParse(readJsonFile(path, (message) => new ScenarioError(message)));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ScenarioError(`${path}: ${entryPath(issue.path)}: ${issue.message}`);
+  }
+  for (const [key, entry] of Object.entries(parsed.data.keys)) {
+    for (const recipeId of Object.keys(entry.recipes ?? {})) {
+      if (!catalog.hasRecipeId(recipeId)) {
+        throw new ScenarioError(`${path}: ${entryPath(['keys', key, 'recipes', recipeId])}: no such recipe in the catalog`);
+      }
+    }
+  }
+  return { source: path, keys: parsed.data.keys };
+}
+
+function applyEntry(app: FastifyInstance, tenantId: string, entry: ScenarioEntry): void {
+  // A changed entry replaces the faults an earlier version of it made; API-made ones stay.
+  app.store.faults.clear(tenantId, 'scenario');
+  for (const rule of entry.faults ?? []) addFault(app, tenantId, rule, 'scenario');
+  for (const [recipeId, o] of Object.entries(entry.recipes ?? {})) {
+    app.store.admission.setOverride(tenantId, recipeId, { available: o.available, unavailableReason: o.unavailable_reason ?? null });
+  }
+  if (entry.budget) {
+    app.store.admission.setBudget(tenantId, {
+      monthlySpendCapUsd: entry.budget.monthly_spend_cap_usd,
+      monthToDateUsd: entry.budget.month_to_date_usd ?? 0,
+    });
+  }
+  if (entry.clock) {
+    app.clock.set(tenantId, entry.clock.mode, entry.clock.scale);
+    if (entry.clock.advance_seconds !== undefined) app.clock.advance(tenantId, entry.clock.advance_seconds);
+  }
+}
+
+/**
+ * Applies each key's entry to its tenant, all in one transaction. A tenant remembers the SHA-256 of
+ * the entry it was given: a restart with the same entry applies nothing (faults keep their counts,
+ * the clock its time), a changed entry is applied again. Reset forgets it, so the next start
+ * applies the entry afresh. Answers the tenants it applied an entry to.
+ */
+export function applyScenario(app: FastifyInstance, scenario: Scenario): string[] {
+  return app.store.write(() => {
+    const applied: string[] = [];
+    const keyOfTenant = new Map<string, string>();
+    for (const [key, entry] of Object.entries(scenario.keys)) {
+      const where = `${scenario.source}: ${entryPath(['keys', key])}`;
+      let tenantId: string;
+      try {
+        tenantId = registerKey(app, key).id;
+      } catch (err) {
+        if (err instanceof ApiError) throw new ScenarioError(`${where}: ${err.message}`);
+        throw err;
+      }
+      const other = keyOfTenant.get(tenantId);
+      if (other !== undefined) throw new ScenarioError(`${where}: same tenant as ${entryPath(['keys', other])}; give each tenant one entry`);
+      keyOfTenant.set(tenantId, key);
+      const sha256 = canonicalSha256(entry);
+      if (app.store.scenarios.appliedSha256(tenantId) === sha256) continue;
+      applyEntry(app, tenantId, entry);
+      app.store.scenarios.recordApplied(tenantId, sha256, app.clock.wallNow());
+      applied.push(tenantId);
+    }
+    return applied;
+  });
+}

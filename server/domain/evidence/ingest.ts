@@ -1,0 +1,142 @@
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { IngestEventsResult } from '../../../openapi/mock.js';
+import { RLEvent } from '../../../openapi/rl-evidence.js';
+import type { RLEventInput } from '../../../store/rl-events.js';
+import type { LogInput } from '../../../store/workload-runtime.js';
+import type { WorkloadRow } from '../../../store/workloads.js';
+import { describeValidation } from '../../http/error-handler.js';
+import { rlEventInput } from '../workloads/materialise.js';
+import { RL_EVENT_PREFIX, rlEventLine } from '../../simulator/index.js';
+
+/**
+ * POST /_mock/workloads/{id}/rl-events: application-reported events, taken in as the runner takes
+ * them from a workload's stdout (wire-contract.md 5.1). Each event stands or falls on its own.
+ */
+
+type Result = z.infer<typeof IngestEventsResult>;
+type Rejection = Result['rejected'][number];
+
+/** One reported event before validation: a JSON value, or why its line held none. */
+export interface Candidate {
+  index: number;
+  /** 1-based line of a text body. */
+  line?: number;
+  value?: unknown;
+  unparsable?: string;
+}
+
+export interface TextBody {
+  lines: string[];
+  candidates: Candidate[];
+}
+
+/**
+ * Every line of a text body, and its `nodus.rl_event {json}` lines as candidates. A line is
+ * decoded as a runner decodes it (JSON.parse: a repeated key keeps its last value); an object
+ * with a `__proto__` key gets it as an own key, which RLEvent then refuses as unknown.
+ */
+export function textCandidates(text: string): TextBody {
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  const candidates: Candidate[] = [];
+  lines.forEach((line, i) => {
+    if (!line.startsWith(RL_EVENT_PREFIX)) return;
+    const candidate: Candidate = { index: candidates.length, line: i + 1 };
+    try {
+      candidate.value = JSON.parse(line.slice(RL_EVENT_PREFIX.length));
+    } catch (err) {
+      candidate.unparsable = `not valid JSON after the prefix: ${(err as Error).message}`;
+    }
+    candidates.push(candidate);
+  });
+  return { lines, candidates };
+}
+
+export const jsonCandidates = (events: readonly unknown[]): Candidate[] => events.map((value, index) => ({ index, value }));
+
+export interface IngestTarget {
+  stageId: string;
+  generation: number;
+  nowMs: number;
+  /** A text body's lines, logged as given; without them each RLEvent is logged as the emitter prints it. */
+  stdout?: readonly string[];
+}
+
+const whereOf = (c: Candidate) => (c.line === undefined ? `events.${c.index}` : `line ${c.line}`);
+
+interface ZodIssueLike {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+}
+
+const validationMessage = (where: string, issues: readonly ZodIssueLike[]) =>
+  describeValidation(
+    where,
+    issues.map((i) => ({ keyword: i.code, instancePath: `/${i.path.join('/')}`, message: i.message, params: { keys: i.keys } })),
+  ).message;
+
+const APPEND_REFUSALS = {
+  changed: ['event_id_conflict', 'an event with this event_id and other content is already stored in this stage and generation'],
+  clash: ['identity_conflict', 'this phase, task_id, attempt and kind are already stored under another event_id in this stage and generation'],
+} as const;
+
+/**
+ * Validates each candidate (JSON, the RLEvent schema, the workload's mode), appends the valid
+ * ones in order through the store's identity rules and bounds, and logs what the workload
+ * printed. Call inside the request's write transaction.
+ */
+export function ingestEvents(app: FastifyInstance, row: WorkloadRow, candidates: readonly Candidate[], target: IngestTarget): Result {
+  const mode = (JSON.parse(row.payload) as { rl?: { mode?: string } | null }).rl?.mode;
+  const rejected: Rejection[] = [];
+  const valid: Array<{ candidate: Candidate; input: RLEventInput }> = [];
+  const reject = (c: Candidate, error: Rejection['error'], message: string) =>
+    rejected.push({ index: c.index, ...(c.line !== undefined && { line: c.line }), error, message });
+  const lines: LogInput[] = [];
+  const log = (line: string) => lines.push({ stageId: target.stageId, generation: target.generation, atMs: target.nowMs, line });
+
+  for (const line of target.stdout ?? []) log(line);
+  for (const c of candidates) {
+    const where = whereOf(c);
+    if (c.unparsable !== undefined) {
+      reject(c, 'invalid_json', `${where}: ${c.unparsable}`);
+      continue;
+    }
+    const parsed = RLEvent.safeParse(c.value);
+    if (!parsed.success) {
+      reject(c, 'invalid_event', validationMessage(where, parsed.error.issues));
+      continue;
+    }
+    if (!target.stdout) log(rlEventLine(parsed.data));
+    if (mode === 'evaluate' && parsed.data.phase === 'training') {
+      reject(c, 'phase_not_allowed', `${where}.phase: an evaluate-mode workload cannot record training-phase events`);
+      continue;
+    }
+    valid.push({ candidate: c, input: rlEventInput(target.stageId, target.generation, target.nowMs, parsed.data) });
+  }
+
+  app.store.runtime.appendLogs(row.id, lines, app.config.maxLogBytesPerAttempt);
+  const outcomes = app.store.rlEvents.append(row.id, valid.map((v) => v.input), app.materialiser.bounds());
+  const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
+  outcomes.forEach((outcome, i) => {
+    if (outcome !== 'changed' && outcome !== 'clash') return;
+    const c = valid[i].candidate;
+    const [error, message] = APPEND_REFUSALS[outcome];
+    reject(c, error, `${whereOf(c)}: ${message}`);
+  });
+
+  const counters = app.store.rlEvents.counters(row.id);
+  return {
+    workload_id: row.id,
+    stage_id: target.stageId,
+    generation: target.generation,
+    accepted: count('stored'),
+    duplicates: count('duplicate'),
+    dropped: count('dropped'),
+    rejected: rejected.sort((a, b) => a.index - b.index),
+    dropped_events: counters.dropped,
+    truncated: counters.truncated,
+  };
+}

@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import type { RecipeOverride } from '../../../store/admission.js';
+import type { CatalogRecipe } from '../catalog/index.js';
+import { ApiError } from '../errors.js';
+
+export interface Availability {
+  available: boolean;
+  reason?: string;
+}
+
+/** The catalog's availability, unless the tenant overrode it (PATCH /_mock/recipes/{id}). */
+function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefined): Availability {
+  if (override) {
+    return override.available
+      ? { available: true }
+      : { available: false, reason: override.unavailableReason ?? 'launches of this recipe are paused' };
+  }
+  return recipe.available ? { available: true } : { available: false, reason: recipe.unavailable_reason };
+}
+
+export function recipeAvailability(app: FastifyInstance, tenantId: string, recipe: CatalogRecipe): Availability {
+  return availabilityOf(recipe, app.store.admission.overrides(tenantId).get(recipe.id));
+}
+
+/** Every catalog recipe's availability for the tenant, in catalog order, from one read. */
+export function catalogAvailability(app: FastifyInstance, tenantId: string): Availability[] {
+  const overrides = app.store.admission.overrides(tenantId);
+  return app.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides.get(recipe.id)));
+}
+
+const usd = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/**
+ * The 402 a budgeted tenant gets when an estimate does not fit the headroom, with the arithmetic
+ * fields the SDK reads (wire-contract.md 1.3). Headroom = cap − month-to-date (the configured
+ * figure plus what ended workloads spent) − what running workloads spent − what they are still
+ * expected to spend.
+ */
+export function budgetRefusal(app: FastifyInstance, tenantId: string, estimatedCostUsd: number, nowMs: number): ApiError | undefined {
+  const budget = app.store.admission.budget(tenantId);
+  if (!budget) return undefined;
+  // The headroom counts what running workloads have spent by now.
+  const use = app.store.write(() => {
+    app.materialiser.materialiseTenant(tenantId, nowMs);
+    return app.store.admission.usage(tenantId);
+  });
+  const monthToDate = budget.monthToDateUsd + use.settledUsd;
+  const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;
+  if (estimatedCostUsd <= headroom) return undefined;
+  return new ApiError(
+    402,
+    'budget_exceeded',
+    `this run's estimated cost of $${estimatedCostUsd.toFixed(2)} exceeds the remaining monthly headroom of $${Math.max(0, headroom).toFixed(2)}; raise the cap or wait for running workloads to finish`,
+    {
+      monthly_spend_cap_usd: usd(budget.monthlySpendCapUsd),
+      month_to_date_usd: usd(monthToDate),
+      estimated_cost_usd: usd(estimatedCostUsd),
+      accruing_usd: usd(use.accruingUsd),
+      in_flight_committed_usd: usd(use.inFlightCommittedUsd),
+      remaining_headroom_usd: usd(headroom),
+    },
+  );
+}

@@ -1,0 +1,73 @@
+import { posix } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { WorkloadPayload } from '../../../openapi/workloads.js';
+import { admitCustomWorkload } from './custom-runs.js';
+import type { CatalogExample, RunnableEnvironment } from '../catalog/environments.js';
+import { ApiError, notFound } from '../errors.js';
+import type { Admitted } from '../../http/idempotency.js';
+
+/**
+ * Catalog example runs (wire-contract.md 2.6, 2.7): the server builds an ordinary workload from an
+ * environment's `launch` and one of its examples, and admits it like POST /v1/workloads would.
+ */
+
+/** The name a run gets when the request names none: the environment's and the example's. */
+export const defaultRunName = (environment: RunnableEnvironment, example: CatalogExample) =>
+  `${environment.name}: ${example.name}`.slice(0, 120);
+
+/**
+ * The payload an example run submits: the example's shell text run by `sh -c` in the launch
+ * image, an accelerator with at least the launch's GPU memory, the result files published as
+ * outputs named by file name, and `rl` metadata naming the example.
+ */
+export function exampleWorkload(environment: RunnableEnvironment, example: CatalogExample, name = defaultRunName(environment, example)): WorkloadPayload {
+  const { launch } = environment;
+  return {
+    name,
+    requirements: {
+      compute_class: 'accelerator',
+      model: launch.model,
+      ...(launch.peak_memory_gb === undefined ? {} : { peak_memory_gb: launch.peak_memory_gb }),
+    },
+    outcome: {},
+    continuity: { mode: 'checkpointed', resume_on_interruption: true },
+    stages: [
+      {
+        id: 'main',
+        source: { image: launch.image, command: ['sh', '-c', example.command] },
+        outputs: Object.fromEntries(launch.results.map((path) => [posix.basename(path), path])),
+      },
+    ],
+    rl: {
+      schema_version: 1,
+      environment_id: environment.id,
+      mode: example.mode ?? 'evaluate',
+      model: launch.model,
+      planned_tasks: launch.default_tasks,
+      example_id: example.id,
+    },
+  };
+}
+
+/** The environment and example, or the 404 that says which of them is missing. */
+export function findExample(app: FastifyInstance, environmentId: string, exampleId: string) {
+  const environment = app.catalog.environment(environmentId);
+  if (!environment) throw notFound(`environment ${environmentId}`);
+  const found = app.catalog.example(environmentId, exampleId);
+  if (!found) {
+    throw environment.launch
+      ? notFound(`example ${exampleId} of environment ${environmentId}`)
+      : new ApiError(404, 'not_found', `environment ${environmentId} is listed only: it has no runnable example`);
+  }
+  return found;
+}
+
+/**
+ * The admission of POST .../examples/{example}/runs once its key is known to be new. The catalog
+ * is read here, not before: a retry of an admitted run replays it even if the catalog changed.
+ */
+export function admitExampleRun(app: FastifyInstance, tenantId: string, environmentId: string, exampleId: string, name: string | undefined, nowMs: number): Admitted {
+  const { environment, example } = findExample(app, environmentId, exampleId);
+  const minutes = example.runtime_minutes;
+  return admitCustomWorkload(app, tenantId, exampleWorkload(environment, example, name), nowMs, minutes ? { runSeconds: minutes * 60 } : {});
+}

@@ -1,0 +1,238 @@
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { RLRecipePhase, RLRecipeRequest, RLRunPreview, RLRunRequest } from '../../../openapi/rl-recipes.js';
+import { budgetRefusal, recipeAvailability } from './admission.js';
+import { canonicalSha256 } from '../canonical.js';
+import { Catalog, type CatalogRecipe } from '../catalog/index.js';
+import { isoTime } from '../clock.js';
+import { ApiError } from '../errors.js';
+import { REVIEW_SECRET, reviewToken, sameToken } from './review-token.js';
+import { estimateRun } from '../../simulator/estimate.js';
+import { gradingPlanSha256 } from '../../simulator/index.js';
+import type { RunMode, SimSpec } from '../../simulator/types.js';
+import { insertWorkload, newWorkloadId, submitResult, type NewWorkload } from '../workloads/rows.js';
+
+type Request = z.infer<typeof RLRecipeRequest>;
+type Phase = z.infer<typeof RLRecipePhase>;
+type Preview = z.infer<typeof RLRunPreview>;
+
+/** The contract's defaults for a request that names nothing. */
+export const DEFAULT_RECIPE_ID = 'reasoning-gym-leg-counting';
+
+/** How long a preview's estimate (and so its token's review) stays valid, in virtual time. */
+const ESTIMATE_VALID_MS = 15 * 60 * 1000;
+
+export interface Configuration {
+  recipe_id: string;
+  recipe_version: string;
+  mode: RunMode;
+  evaluation_tasks: number;
+  training_steps: number;
+  seed: number;
+  include_traces: boolean;
+  max_cost_usd?: number;
+}
+
+export interface NormalisedRun {
+  recipe: CatalogRecipe;
+  configuration: Configuration;
+}
+
+const invalid = (field: string, message: string) => new ApiError(400, 'invalid_request', `body.${field}: ${message}`);
+
+function within(field: string, value: number, min: number, max: number): number {
+  if (value < min || value > max) throw invalid(field, `${value} is outside this recipe's limits ${min}–${max}`);
+  return value;
+}
+
+/** Fills every default from the recipe and checks the values against its limits and modes. */
+export function normalise(catalog: Catalog, request: Request): NormalisedRun {
+  const id = request.recipe_id ?? DEFAULT_RECIPE_ID;
+  if (!catalog.hasRecipeId(id)) {
+    throw new ApiError(400, 'unknown_recipe', `body.recipe_id: no recipe "${id}" in this catalog; GET /v1/rl-recipes lists them`);
+  }
+  const recipe = catalog.recipe(id, request.recipe_version);
+  if (!recipe) {
+    const versions = catalog.recipes.filter((r) => r.id === id).map((r) => r.version).join(', ');
+    throw new ApiError(400, 'unknown_recipe', `body.recipe_version: recipe "${id}" has no version "${request.recipe_version}" (versions: ${versions})`);
+  }
+  const mode = request.mode ?? (recipe.modes.includes('evaluate') ? 'evaluate' : recipe.modes[0]);
+  if (!recipe.modes.includes(mode)) {
+    throw invalid('mode', `recipe "${id}" does not offer mode "${mode}" (modes: ${recipe.modes.join(', ')})`);
+  }
+  const l = recipe.limits;
+  const configuration: Configuration = {
+    recipe_id: recipe.id,
+    recipe_version: recipe.version,
+    mode,
+    evaluation_tasks: within('evaluation_tasks', request.evaluation_tasks ?? recipe.defaults.evaluation_tasks, l.evaluation_tasks_min, l.evaluation_tasks_max),
+    training_steps: within('training_steps', request.training_steps ?? recipe.defaults.training_steps, l.training_steps_min, l.training_steps_max),
+    seed: request.seed ?? recipe.defaults.seed,
+    include_traces: request.include_traces ?? false,
+  };
+  // Deprecated and not enforced, but echoed so a launch built from the preview round-trips.
+  if (request.max_cost_usd !== undefined) configuration.max_cost_usd = request.max_cost_usd;
+  return { recipe, configuration };
+}
+
+function phasesFor(run: NormalisedRun): Phase[] {
+  const { recipe, configuration: c } = run;
+  const evaluation: Phase = {
+    id: 'evaluation',
+    label: c.mode === 'train' ? 'Final evaluation' : 'Evaluation',
+    description: `${recipe.model} answers ${c.evaluation_tasks} held-out ${recipe.taskset} tasks${c.mode === 'train' ? ' again, with the trained adapter' : ''}; the platform grades each answer`,
+  };
+  if (c.mode === 'evaluate') return [evaluation];
+  return [
+    { id: 'baseline', label: 'Baseline evaluation', description: `${recipe.model} answers the same ${c.evaluation_tasks} held-out tasks before any training` },
+    { id: 'training', label: 'GRPO training', description: `${c.training_steps} GRPO steps with a LoRA adapter, each learning from a group of ${recipe.simulation.group_size} replies` },
+    evaluation,
+    { id: 'export', label: 'Export', description: 'The LoRA adapter and the before/after comparison are published as outputs' },
+  ];
+}
+
+/** The simulation spec a launch of this run stores; also what the estimate is computed from. */
+function specFor(run: NormalisedRun, workloadId: string, createdAtMs: number): SimSpec {
+  const { recipe, configuration: c } = run;
+  return {
+    version: 1,
+    kind: 'recipe',
+    workloadId,
+    stageId: 'main',
+    mode: c.mode,
+    model: recipe.model,
+    recipe: { id: recipe.id, version: recipe.version },
+    seed: c.seed,
+    createdAtMs,
+    evaluationTasks: c.evaluation_tasks,
+    trainingSteps: c.mode === 'train' ? c.training_steps : 0,
+    includeTraces: c.include_traces,
+    taskset: recipe.taskset,
+    simulation: recipe.simulation,
+    usdPerHour: recipe.pricing.usd_per_hour,
+    privateGrading: recipe.private_grading,
+  };
+}
+
+function reviewSecret(app: FastifyInstance): Buffer {
+  return app.store.settings.secret(REVIEW_SECRET);
+}
+
+/** POST /v1/rl-runs/preview: what would run, what it would cost, and whether it may launch. */
+export function previewRun(app: FastifyInstance, tenantId: string, request: Request): Preview {
+  const run = normalise(app.catalog, request);
+  const { recipe, configuration: c } = run;
+  const nowMs = app.clock.nowMs(tenantId);
+  const availability = recipeAvailability(app, tenantId, recipe);
+  const blocking: string[] = [];
+  const reasons: string[] = [];
+  if (c.mode === 'train' && c.evaluation_tasks < recipe.limits.comparison_tasks_min) {
+    reasons.push(
+      `evaluation_tasks ${c.evaluation_tasks} is below comparison_tasks_min ${recipe.limits.comparison_tasks_min}: the before/after comparison may not be measurable`,
+    );
+  }
+  let estimate: Preview['estimate'];
+  if (!availability.available) {
+    blocking.push(`recipe_unavailable: ${availability.reason}`);
+    estimate = {
+      status: 'unavailable',
+      reasons: [`recipe unavailable: ${availability.reason}`],
+      valid_until: null,
+      execution_seconds: null,
+      completion_seconds: null,
+      compute_cost_usd: null,
+    };
+  } else {
+    const e = estimateRun(specFor(run, 'preview', nowMs));
+    const refusal = budgetRefusal(app, tenantId, e.computeCostUsd.high, nowMs);
+    if (refusal) blocking.push(`budget_exceeded: ${refusal.message}`);
+    estimate = {
+      status: 'estimated',
+      reasons,
+      valid_until: isoTime(nowMs + ESTIMATE_VALID_MS),
+      execution_seconds: e.executionSeconds,
+      completion_seconds: e.completionSeconds,
+      compute_cost_usd: e.computeCostUsd,
+      estimator_version: 'nodus-mock-simulator-1',
+      catalog_version: app.catalog.version,
+      provenance: 'simulated',
+    };
+  }
+  const launchable = blocking.length === 0;
+  return {
+    recipe: Catalog.descriptor(recipe, availability.available, availability.reason),
+    configuration: c,
+    review_token: launchable ? reviewToken(reviewSecret(app), tenantId, c, recipe) : '',
+    phases: phasesFor(run),
+    outputs: Catalog.outputsFor(recipe, c.mode),
+    estimate,
+    launchable,
+    blocking_reasons: blocking,
+  };
+}
+
+/** The workload a managed launch creates: an ordinary workload with server-owned provenance. */
+function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, requestSha256: string, id: string, nowMs: number): NewWorkload {
+  const { recipe, configuration: c } = run;
+  const spec = specFor(run, id, nowMs);
+  const plannedTasks = c.mode === 'train' ? 2 * c.evaluation_tasks + c.training_steps * recipe.simulation.group_size : c.evaluation_tasks;
+  const name = `${recipe.id} ${c.mode}`;
+  const payload = {
+    name,
+    source: {
+      image: recipe.runtime.image,
+      command: ['nodus-rl', 'run', `--recipe=${recipe.id}@${recipe.version}`, `--mode=${c.mode}`, `--evaluation-tasks=${c.evaluation_tasks}`,
+        ...(c.mode === 'train' ? [`--training-steps=${c.training_steps}`] : []), `--seed=${c.seed}`],
+    },
+    requirements: { compute_class: 'accelerator', gpu: recipe.pricing.gpu, gpu_count: 1, model: recipe.model },
+    outcome: {},
+    continuity: { mode: 'checkpointed', resume_on_interruption: true },
+    rl: {
+      schema_version: 1,
+      environment_id: recipe.environment_id,
+      mode: c.mode,
+      model: recipe.model,
+      planned_tasks: plannedTasks,
+      recipe: {
+        id: recipe.id,
+        version: recipe.version,
+        runtime_image: recipe.runtime.image,
+        model_revision: recipe.model_revision,
+        config_sha256: canonicalSha256(c),
+        request_sha256: requestSha256,
+        review_token: body.review_token,
+      },
+    },
+  };
+  return { id, kind: 'recipe', name, payload, spec, estimatedCostUsd: estimateRun(spec).computeCostUsd.high };
+}
+
+/**
+ * The admission of POST /v1/rl-runs once its key is known to be new: re-normalise, check the
+ * token against what was reviewed, check admission again, then store the workload.
+ * `requestSha256` is the canonical SHA-256 of `body`.
+ */
+export function admitLaunch(app: FastifyInstance, tenantId: string, body: z.infer<typeof RLRunRequest>, requestSha256: string, nowMs: number) {
+  const { review_token: token, ...request } = body;
+  const run = normalise(app.catalog, request);
+  if (!sameToken(token, reviewToken(reviewSecret(app), tenantId, run.configuration, run.recipe))) {
+    throw new ApiError(
+      409,
+      'review_changed',
+      'the configuration, the recipe or its runtime changed since this review token was issued; preview again and launch with the new review_token',
+    );
+  }
+  const availability = recipeAvailability(app, tenantId, run.recipe);
+  if (!availability.available) {
+    throw new ApiError(503, 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
+  }
+  const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs);
+  const refusal = budgetRefusal(app, tenantId, workload.estimatedCostUsd, nowMs);
+  if (refusal) throw refusal;
+  insertWorkload(app, tenantId, workload);
+  // Recipes with private grading admit a plan for revision 1; the materialiser fills its receipts.
+  if (run.recipe.private_grading) {
+    app.store.grading.putPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
+  }
+  return { status: 202, body: submitResult(workload.id), workloadId: workload.id };
+}

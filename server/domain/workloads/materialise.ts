@@ -1,0 +1,234 @@
+import type { FastifyInstance } from 'fastify';
+import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../../../openapi/rl-evidence.js';
+import type { EventBounds, RLEventInput } from '../../../store/rl-events.js';
+import type { InterventionRow, LogInput } from '../../../store/workload-runtime.js';
+import type { WorkloadRow } from '../../../store/workloads.js';
+import { rlEventLine, simulate, stateAt, type Timeline } from '../../simulator/index.js';
+import type { Intervention, SimRLEvent, SimReceipt, SimSpec, TimelineItem } from '../../simulator/types.js';
+import { FIRST_GENERATION } from './rows.js';
+
+const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
+
+type ReceiptItem = Extract<TimelineItem, { kind: 'receipt' }>;
+
+export interface RunContext {
+  spec: SimSpec;
+  interventions: Intervention[];
+  timeline: Timeline;
+}
+
+/**
+ * canonicalJson of an RLEvent, written without sorting its keys on every call: an RLEvent is flat,
+ * so one object with its keys in sorted order gives the same text (JSON.stringify leaves the absent
+ * ones out). The stored text must not change: a repeated event is compared with it as text. Sorting
+ * per event was a twentieth of materialising a run (bench/, materialise profile).
+ */
+const canonicalEvent = (e: SimRLEvent): string =>
+  JSON.stringify({
+    attempt: e.attempt,
+    duration_ms: e.duration_ms,
+    event_id: e.event_id,
+    input: e.input,
+    kind: e.kind,
+    message: e.message,
+    outcome: e.outcome,
+    output: e.output,
+    phase: e.phase,
+    reward: e.reward,
+    task_id: e.task_id,
+    verifier: e.verifier,
+  });
+
+/**
+ * What the store keeps of one event: pages serve its text as is, so it takes an RLEvent (the
+ * schema's output), never an unchecked one.
+ */
+export function rlEventInput(stageId: string, generation: number, receivedAtMs: number, event: RLEvent): RLEventInput {
+  return {
+    stageId,
+    generation,
+    receivedAtMs,
+    eventId: event.event_id,
+    phase: event.phase,
+    taskId: event.task_id,
+    attempt: event.attempt,
+    kind: event.kind,
+    event: canonicalEvent(event),
+  };
+}
+
+function toIntervention(row: InterventionRow): Intervention {
+  return { kind: row.kind, atMs: row.atMs, ...JSON.parse(row.args) } as Intervention;
+}
+
+/** Index of the first item after `t` (items are sorted by atMs). */
+export function firstAfter(items: readonly TimelineItem[], t: number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (items[mid].atMs <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Design decision 5: a workload's stored rows are the simulator's timeline up to the tenant's
+ * virtual now. Every call writes what fell due since the last one, in the caller's transaction,
+ * and moves the row's `materialised_to_ms` with it, so a restart continues exactly where the
+ * last commit stopped: no gaps, no duplicates. Timelines are derived data and cached per
+ * (workload, intervention count); nothing authoritative lives in the cache.
+ */
+export class Materialiser {
+  private readonly cache = new Map<string, RunContext>();
+
+  constructor(private readonly app: FastifyInstance) {}
+
+  bounds(): EventBounds {
+    return {
+      maxEvents: this.app.config.maxEventsPerWorkload,
+      maxBytes: this.app.config.maxEventBytesPerWorkload,
+      maxEventBytes: RL_EVENT_MAX_ENCODED_BYTES,
+    };
+  }
+
+  context(row: WorkloadRow): RunContext {
+    const rows = this.app.store.runtime.interventions(row.id);
+    // Keyed by content, not by the last row id: SQLite reuses the id of a rolled-back insert.
+    const key = `${row.id}:${rows.map((r) => `${r.seq},${r.atMs},${r.kind},${r.args}`).join(';')}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const spec = JSON.parse(row.spec) as SimSpec;
+    const interventions = rows.filter((r) => SIMULATED_KINDS.has(r.kind)).map(toIntervention);
+    const context = { spec, interventions, timeline: simulate(spec, interventions) };
+    if (this.cache.size >= 256) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, context);
+    return context;
+  }
+
+  /** Brings one workload up to `nowMs`; returns the row as stored afterwards. */
+  materialise(row: WorkloadRow, nowMs: number): WorkloadRow {
+    if (row.settled || nowMs <= row.materialisedToMs) return row;
+    const ctx = this.context(row);
+    const { items } = ctx.timeline;
+    const store = this.app.store;
+    const from = firstAfter(items, row.materialisedToMs);
+    const to = firstAfter(items, nowMs);
+    const plan = ctx.spec.privateGrading ? store.grading.plan(row.id, 1) : undefined;
+    let generation = row.generation;
+    let batch: RLEventInput[] = [];
+    const flush = () => {
+      if (batch.length) store.rlEvents.append(row.id, batch, this.bounds());
+      batch = [];
+    };
+    const logs: LogInput[] = [];
+    const receipts: ReceiptItem[] = [];
+
+    for (let i = from; i < to; i++) {
+      const item = items[i];
+      switch (item.kind) {
+        case 'status':
+          if (item.generation > generation) {
+            flush();
+            this.replayIntoGeneration(row.id, ctx, item.generation, item.atMs);
+            generation = item.generation;
+          }
+          break;
+        case 'lifecycle':
+          store.runtime.addEvent(row.id, item.eventId, item.eventType, item.payload, item.atMs);
+          break;
+        case 'rl_event':
+          // Checked like an ingested event: pages send stored text without encoding it again.
+          batch.push(rlEventInput(item.stageId, item.generation, item.atMs, isPlainRLEvent(item.event) ? item.event : RLEvent.parse(item.event)));
+          break;
+        case 'receipt':
+          // A plan the user replaced through the control API is theirs; simulated receipts stop.
+          if (plan?.simulated) receipts.push(item);
+          break;
+        case 'log':
+          logs.push({ stageId: item.stageId, generation: item.generation, atMs: item.atMs, line: item.line });
+          break;
+      }
+    }
+    flush();
+    if (logs.length) store.runtime.appendLogs(row.id, logs, this.app.config.maxLogBytesPerAttempt);
+    this.putReceipts(row.id, receipts);
+
+    const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
+    const lastAtMs = items.length ? items[items.length - 1].atMs : row.createdAtMs;
+    const next = {
+      status: state.status,
+      updatedAtMs: state.updatedAtMs,
+      spendUsd: state.spendUsd,
+      generation: Math.max(generation, state.generation),
+      materialisedToMs: nowMs,
+      settled: state.terminal && nowMs >= lastAtMs ? 1 : 0,
+    };
+    store.workloads.saveState(row.id, next);
+    return { ...row, ...next };
+  }
+
+  /**
+   * Writes receipt items, each attempt's once: with its first item's time, which putReceipt keeps
+   * as the receipt's creation, and its last state. A run materialised in one step wrote every
+   * graded attempt twice otherwise, pending and then final. Simulated receipts are all of plan
+   * revision 1 (a launch admits only that plan).
+   */
+  private putReceipts(workloadId: string, items: readonly ReceiptItem[]): void {
+    const latest = new Map<string, { atMs: number; receipt: SimReceipt }>();
+    for (const { atMs, receipt } of items) latest.set(receipt.attempt_id, { atMs: latest.get(receipt.attempt_id)?.atMs ?? atMs, receipt });
+    for (const [attemptId, r] of latest) this.app.store.grading.putReceipt(workloadId, 1, attemptId, r.atMs, r.receipt);
+  }
+
+  /**
+   * Gives revision 1's plan back to the simulator after PUT /_mock/workloads/{id}/grading-plan
+   * replaced it: the receipts already due are written again, later ones follow as usual.
+   */
+  restoreSimulatedReceipts(row: WorkloadRow): void {
+    const { items } = this.context(row).timeline;
+    const due = items.slice(0, firstAfter(items, row.materialisedToMs));
+    this.putReceipts(row.id, due.filter((item): item is ReceiptItem => item.kind === 'receipt'));
+  }
+
+  /**
+   * Recovery re-reports the last N task events of the old generation with their event ids, as
+   * new rows of the new one (wire-contract.md 2.8): read from the stored rows, so ingested
+   * events of custom runs are replayed the same way as simulated ones. The workload prints them
+   * again, so they are logged again too.
+   */
+  private replayIntoGeneration(workloadId: string, ctx: RunContext, generation: number, atMs: number): void {
+    // Counted among the recoveries the simulator applied: an ignored one started no generation.
+    const ignored = new Set(ctx.timeline.ignored.map((i) => i.intervention));
+    const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover' && !ignored.has(i));
+    const cause = recoveries[generation - FIRST_GENERATION - 1];
+    if (!cause || cause.replayLast <= 0) return;
+    const previous = this.app.store.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
+    this.app.store.runtime.appendLogs(
+      workloadId,
+      previous.map((e) => ({ stageId: e.stageId, generation, atMs, line: rlEventLine(JSON.parse(e.event)) })),
+      this.app.config.maxLogBytesPerAttempt,
+    );
+    this.app.store.rlEvents.append(
+      workloadId,
+      previous.map((e) => ({ ...e, generation, receivedAtMs: atMs })),
+      this.bounds(),
+    );
+  }
+
+  /**
+   * Records an intervention and applies it. It takes effect 1 ms after everything already
+   * materialised, so the timeline before it (already stored) is the same with or without it.
+   */
+  intervene(row: WorkloadRow, nowMs: number, kind: string, args: object = {}): WorkloadRow {
+    const current = this.materialise(row, nowMs);
+    const atMs = Math.max(nowMs, current.materialisedToMs) + 1;
+    this.app.store.runtime.addIntervention(row.id, atMs, kind, args);
+    return this.materialise(current, atMs);
+  }
+
+  /** Every workload of the tenant that may still change, brought up to `nowMs`. */
+  materialiseTenant(tenantId: string, nowMs: number): void {
+    for (const row of this.app.store.workloads.unsettled(tenantId)) this.materialise(row, nowMs);
+  }
+}

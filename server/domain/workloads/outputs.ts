@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import type { WorkloadRow } from '../../../store/workloads.js';
+import { canonicalJson, sha256Hex } from '../canonical.js';
+import { simulatedOutputs } from '../../simulator/index.js';
+
+export interface WorkloadOutput {
+  name: string;
+  stageId: string;
+  content: Buffer;
+  sha256: string;
+}
+
+const cache = new Map<string, WorkloadOutput[]>();
+
+/**
+ * A custom run's declared stage outputs, as small deterministic stand-ins: the mock runs no
+ * code, so it publishes a JSON note where the file would be.
+ */
+function declaredOutputs(row: WorkloadRow): { name: string; stageId: string; content: Buffer }[] {
+  const payload = JSON.parse(row.payload) as { stages?: { id: string; outputs?: Record<string, string | { path: string }> | null }[] | null };
+  return (payload.stages ?? []).flatMap((stage) =>
+    Object.entries(stage.outputs ?? {}).map(([name, declared]) => ({
+      name,
+      stageId: stage.id,
+      content: Buffer.from(
+        `${canonicalJson({
+          workload_id: row.id,
+          stage_id: stage.id,
+          name,
+          path: typeof declared === 'string' ? declared : declared.path,
+          note: 'nodus-mock runs no code; this file stands in for the output your command would write',
+        })}\n`,
+      ),
+    })),
+  );
+}
+
+/** What a completed workload publishes (outputs exist only for completed stages). */
+export function workloadOutputs(app: FastifyInstance, row: WorkloadRow): WorkloadOutput[] {
+  if (row.status !== 'completed') return [];
+  const cached = cache.get(row.id);
+  if (cached) return cached;
+  const ctx = app.materialiser.context(row);
+  const files = row.kind === 'recipe' ? simulatedOutputs(ctx.spec, ctx.interventions, ctx.timeline) : declaredOutputs(row);
+  const outputs = files.map((f) => ({ ...f, sha256: sha256Hex(f.content) }));
+  if (cache.size >= 64) cache.delete(cache.keys().next().value!);
+  cache.set(row.id, outputs);
+  return outputs;
+}

@@ -1,0 +1,166 @@
+import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { JournalEntry } from '../../openapi/mock.js';
+import type { JournalRecord, JournalRow, NewJournalRow } from '../../store/journal.js';
+import { isV1 } from './auth.js';
+import { isoTime } from '../domain/clock.js';
+import { REPLAY_HEADER } from './idempotency.js';
+import { syncHook } from './sync-hook.js';
+
+export const JOURNAL_BODY_LIMIT_BYTES = 16 * 1024;
+/** Valid keys are at most 256 characters; a longer one is kept only this far. */
+const KEY_LIMIT_CHARS = 1024;
+
+/** The body text as it arrived: the JSON parser keeps the text it parsed, text routes get a string. */
+function receivedBody(request: FastifyRequest): { text: string; json: boolean } | null {
+  if (typeof request.rawBody === 'string') return request.rawBody === '' ? null : { text: request.rawBody, json: true };
+  if (typeof request.body === 'string' && request.body !== '') return { text: request.body, json: false };
+  return null;
+}
+
+/** The first 16 KiB, cut back to a character boundary. */
+function cut(text: string): { text: string; truncated: boolean } {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= JOURNAL_BODY_LIMIT_BYTES) return { text, truncated: false };
+  let end = JOURNAL_BODY_LIMIT_BYTES;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return { text: bytes.subarray(0, end).toString('utf8'), truncated: true };
+}
+
+function journalRow(request: FastifyRequest, reply: FastifyReply, atMs: number, wallMs: number): NewJournalRow {
+  const queryAt = request.url.indexOf('?');
+  const body = receivedBody(request);
+  const key = request.headers['idempotency-key'];
+  const fault = request.fault;
+  // A reset or dropped connection got no answer, whatever the handler had prepared.
+  const unanswered = fault?.type === 'reset' || fault?.type === 'drop_response' || !reply.raw.headersSent;
+  const kept = body && cut(body.text);
+  return {
+    atMs,
+    wallMs,
+    method: request.method,
+    path: queryAt === -1 ? request.url : request.url.slice(0, queryAt),
+    query: queryAt === -1 ? '' : request.url.slice(queryAt + 1),
+    status: unanswered ? null : reply.statusCode,
+    requestId: request.id,
+    idempotencyKey: typeof key === 'string' ? key.slice(0, KEY_LIMIT_CHARS) : null,
+    replayed: reply.getHeader(REPLAY_HEADER) === 'true',
+    fault: fault?.type ?? null,
+    faultId: fault?.id ?? null,
+    body: kept ? kept.text : null,
+    bodyJson: body?.json ?? false,
+    bodyBytes: body ? Buffer.byteLength(body.text, 'utf8') : 0,
+    bodyTruncated: kept?.truncated ?? false,
+    durationMs: Math.round(reply.elapsedTime * 10) / 10,
+  };
+}
+
+function presentBody(row: JournalRow): unknown {
+  if (row.body === null) return null;
+  if (row.bodyTruncated) return `${row.body}…[cut at ${JOURNAL_BODY_LIMIT_BYTES} bytes of ${row.bodyBytes}]`;
+  if (!row.bodyJson) return row.body;
+  try {
+    return JSON.parse(row.body);
+  } catch {
+    return row.body; // sent as JSON but not JSON: show exactly what came
+  }
+}
+
+function presentQuery(query: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(query)) {
+    const seen = out[name];
+    out[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return out;
+}
+
+export function presentJournalRow(row: JournalRow): z.infer<typeof JournalEntry> {
+  return {
+    id: row.id,
+    at: isoTime(row.atMs),
+    wall_at: isoTime(row.wallMs),
+    method: row.method,
+    path: row.path,
+    query: presentQuery(row.query),
+    status: row.status,
+    request_id: row.requestId,
+    idempotency_key: row.idempotencyKey,
+    replayed: row.replayed,
+    fault: row.fault as z.infer<typeof JournalEntry>['fault'],
+    fault_id: row.faultId,
+    body: presentBody(row),
+    body_bytes: row.bodyBytes,
+    body_truncated: row.bodyTruncated,
+    duration_ms: row.durationMs,
+  };
+}
+
+/** How long a journaled row may wait for its commit, and how many may wait at most. */
+const FLUSH_AFTER_MS = 10;
+const FLUSH_AT_ROWS = 1000;
+
+/**
+ * The request journal: one row per /v1 request of a known tenant, written when the response
+ * closes. Node emits `close` for every outcome (answered, reset, dropped, client gone) while
+ * onResponse misses the last three, so this one listener sees them all. It runs after the answer
+ * has left, so journaling can never change a response; a failure is logged, not raised. Nothing
+ * from the headers is kept but the Idempotency-Key.
+ *
+ * Rows wait in memory and are committed together: with the next group commit of state changes
+ * (store.writeTogether), which they ride along, or FLUSH_AFTER_MS after the first of them, or once
+ * FLUSH_AT_ROWS wait. A commit per request, and then one per event-loop turn, was the largest
+ * single cost of a /v1 read (bench/, profile of GET /v1/rl-recipes). The journal's readers see
+ * every row all the same: each /_mock handler (the journal's routes and reset among them) runs
+ * after what is waiting has been written, as does closing the server.
+ */
+export default fp(async function journal(app) {
+  let pending: JournalRecord[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0) return;
+    const entries = pending;
+    pending = [];
+    try {
+      app.store.journal.append(entries, app.config.journalSize);
+    } catch (err) {
+      app.log.error({ err, requests: entries.map((e) => e.row.requestId) }, 'request journal: could not record these requests');
+    }
+  };
+  const record = (entry: JournalRecord) => {
+    const waiting = pending.push(entry);
+    if (waiting >= FLUSH_AT_ROWS) flush();
+    else if (waiting === 1) timer = setTimeout(flush, FLUSH_AFTER_MS);
+  };
+
+  app.store.onGroupCommit(flush);
+  app.addHook('onClose', async () => flush());
+  // Just before a /_mock handler: nothing can close between this and what the handler reads or deletes.
+  const flushFirst = syncHook(flush);
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/_mock')) route.preHandler = [flushFirst, ...[route.preHandler ?? []].flat()];
+  });
+  app.addHook('onRequest', syncHook((request, reply) => {
+    if (!request.tenant || !isV1(request.url)) return;
+    const tenantId = request.tenant.id;
+    let atMs: number;
+    let wallMs: number;
+    try {
+      atMs = app.clock.nowMs(tenantId);
+      wallMs = app.clock.wallNow();
+    } catch (err) {
+      request.log.error({ err }, 'request journal: cannot read the clock; this request is not journaled');
+      return;
+    }
+    reply.raw.once('close', () => {
+      try {
+        record({ tenantId, row: journalRow(request, reply, atMs, wallMs) });
+      } catch (err) {
+        request.log.error({ err }, 'request journal: could not record this request');
+      }
+    });
+  }));
+});

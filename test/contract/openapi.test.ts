@@ -1,0 +1,59 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { packageRoot } from '../../server/boot/package-info.js';
+import { generateOpenApi } from '../../scripts/openapi.js';
+import { startServer } from '../helpers/server.js';
+import { CONTRACT_PATH } from '../helpers/contract.js';
+
+t.test('the server serves the committed openapi/openapi.json, which is what the schemas generate', async (t) => {
+  const s = await startServer(t);
+  const served = await s.call('GET', '/openapi.json', { key: null });
+  t.equal(served.status, 200);
+  t.equal(served.body.openapi, '3.1.0');
+  const committed = JSON.parse(readFileSync(join(packageRoot(), 'openapi', 'openapi.json'), 'utf8'));
+  t.same(served.body, committed);
+  t.equal(await generateOpenApi(), `${JSON.stringify(served.body, null, 2)}\n`, 'run `npm run openapi` after changing a schema or route');
+});
+
+t.test('Swagger UI is served at /docs without a key', async (t) => {
+  const s = await startServer(t);
+  const res = await s.call('GET', '/docs', { key: null });
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /text\/html/);
+  t.ok(res.headers.get('x-request-id'), 'answered through the app like any route');
+
+  // What the page loads: its script and the document it renders.
+  const assets = [...res.text.matchAll(/(?:src|href)="(\/docs\/static\/[^"]+)"/g)].map((m) => m[1]);
+  t.ok(assets.length >= 3);
+  for (const asset of assets) t.equal((await s.call('GET', asset, { key: null })).status, 200, asset);
+  const script = await s.call('GET', '/docs/static/swagger-ui-bundle.js', { key: null });
+  t.match(script.headers.get('content-type'), /javascript/);
+  const initializer = await s.call('GET', '/docs/static/swagger-initializer.js', { key: null });
+  t.match(initializer.text, /resolveUrl\('\.\/json'\)/);
+  const document = await s.call('GET', '/docs/json', { key: null });
+  t.same(document.body, (await s.call('GET', '/openapi.json', { key: null })).body, '/docs renders the document /openapi.json serves');
+
+  const head = await s.call('HEAD', '/docs/static/swagger-ui.css', { key: null });
+  t.equal(head.status, 200);
+  t.equal(head.text, '');
+  const missing = await s.call('GET', '/docs/static/nope.js', { key: null });
+  t.equal(missing.status, 404);
+  t.equal(missing.body.error, 'not_found', 'a missing asset is a 404 in the envelope');
+});
+
+t.test('every /_mock route is tagged mock, every route has a summary or operationId', async (t) => {
+  const s = await startServer(t);
+  const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
+  for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      if (path.startsWith('/_mock')) t.same(op.tags, ['mock'], `${method} ${path}`);
+      t.ok(op.summary || op.operationId, `${method} ${path} is described`);
+    }
+  }
+});
+
+const shared = join(packageRoot(), '..', 'shared', 'contract', 'openapi-rl-subset.json');
+t.test('the vendored contract matches ../shared when that copy exists', { skip: !existsSync(shared) && 'no ../shared/contract here' }, async (t) => {
+  t.equal(readFileSync(CONTRACT_PATH, 'utf8'), readFileSync(shared, 'utf8'));
+});

@@ -1,0 +1,85 @@
+import t from 'tap';
+import Database from 'better-sqlite3';
+import { openDatabase, schemaVersion } from '../../store/db.js';
+import { MIGRATIONS } from '../../store/migrations/index.js';
+import { openStore } from '../../store/index.js';
+import { tempDbPath } from '../helpers/server.js';
+
+t.test('pragmas and recorded migrations', async (t) => {
+  const path = tempDbPath(t);
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  t.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+  t.equal(db.pragma('synchronous', { simple: true }), 1, 'NORMAL');
+  t.equal(db.pragma('foreign_keys', { simple: true }), 1);
+  t.ok((db.pragma('busy_timeout', { simple: true }) as number) >= 1000);
+  const rows = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+  t.same(rows, MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+  t.equal(schemaVersion(db), MIGRATIONS[MIGRATIONS.length - 1].version);
+});
+
+t.test('reopening applies nothing twice and keeps data', async (t) => {
+  const path = tempDbPath(t);
+  const first = openStore(path);
+  const secret = first.settings.secret('review');
+  first.close();
+  const second = openStore(path);
+  t.teardown(() => second.close());
+  t.same(second.settings.secret('review'), secret, 'the secret survives a restart');
+  t.equal((second.db.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number }).n, MIGRATIONS.length);
+});
+
+t.test('refuses a database from a newer schema', async (t) => {
+  const path = tempDbPath(t);
+  openDatabase(path).close();
+  const raw = new Database(path);
+  raw.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', 'x')").run();
+  raw.close();
+  t.throws(() => openDatabase(path), { name: 'SchemaTooNewError' });
+  t.throws(() => openDatabase(path), /newer than this server/);
+});
+
+t.test('creates the parent folder of the file', async (t) => {
+  const path = tempDbPath(t).replace(/test\.db$/, 'deep/er/test.db');
+  const db = openDatabase(path);
+  db.close();
+  t.pass('opened');
+});
+
+t.test('writes queued in one turn commit together; one that throws undoes only its own', async (t) => {
+  const store = openStore(tempDbPath(t));
+  t.teardown(() => store.close());
+  const insert = store.db.prepare('INSERT INTO server_settings (name, value) VALUES (?, ?)');
+  const names = () => store.db.prepare('SELECT name FROM server_settings ORDER BY name').pluck().all();
+  const before = names();
+  let commits = 0;
+  store.onGroupCommit(() => commits++);
+  const outcomes = await Promise.allSettled([
+    store.writeTogether(() => insert.run('a', '1').changes),
+    store.writeTogether(() => {
+      insert.run('b', '1');
+      throw new Error('refused');
+    }),
+    store.writeTogether(() => {
+      t.ok(store.db.inTransaction, 'nothing is committed before the turn ends');
+      return insert.run('c', '1').changes;
+    }),
+  ]);
+  t.same(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+  t.same(names(), [...before, 'a', 'c'].sort(), 'the throw rolled back its own row only');
+  t.equal(commits, 1, 'one commit for the three');
+
+  // When the group's transaction fails, none of it is stored: each write is tried alone instead.
+  let failOnce = true;
+  store.onGroupCommit(() => {
+    if (!failOnce) return;
+    failOnce = false;
+    throw new Error('the group failed');
+  });
+  const alone = await Promise.allSettled([
+    store.writeTogether(() => insert.run('d', '1').changes),
+    store.writeTogether(() => insert.run('a', '2').changes),
+  ]);
+  t.same(alone.map((o) => o.status), ['fulfilled', 'rejected'], 'the duplicate name fails its own write only');
+  t.same(names(), [...before, 'a', 'c', 'd'].sort());
+});

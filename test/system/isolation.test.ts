@@ -1,0 +1,40 @@
+import t from 'tap';
+import { operations } from '../helpers/fuzz.js';
+import { advance, launchRun, legCounting, secondsToFinish } from '../helpers/rl.js';
+import { freshKey, startServer } from '../helpers/server.js';
+
+/** What a route needs besides the id to get past validation, so only ownership decides. */
+const BODIES: Record<string, unknown> = {
+  'POST /_mock/workloads/{id}/drop-events': { count: 1 },
+  'POST /_mock/workloads/{id}/rl-events': { events: [] },
+};
+const QUERIES: Record<string, string> = {
+  'GET /v1/workloads/{id}/rl-grading-results': '?revision=1',
+};
+const OTHER_PARAMS: Record<string, string> = { name: 'results.json' };
+
+t.test('every route that takes a tenant-owned id answers 404 to another tenant', async (t) => {
+  const s = await startServer(t, { clock: 'manual' });
+  const owner = freshKey();
+  const { id, preview } = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 2 }), 'iso', owner);
+  await advance(s, secondsToFinish(preview) / 2, owner);
+  const fault = await s.call('POST', '/_mock/faults', { key: owner, body: { path: '/v1/never', action: { type: 'reset' } } });
+  const ids: Record<string, string> = { '/v1/workloads/': id, '/_mock/workloads/': id, '/_mock/faults/': fault.body.id };
+
+  const owned = (await operations(s)).filter((op) => Object.keys(ids).some((prefix) => op.template.startsWith(prefix) && op.template.includes('{id}')));
+  t.ok(owned.length >= 8, `${owned.length} id-bearing operations`);
+  const stranger = freshKey();
+  for (const op of owned) {
+    const prefix = Object.keys(ids).find((p) => op.template.startsWith(p))!;
+    const path = op.template.replace('{id}', ids[prefix]).replace(/\{(\w+)\}/g, (_, name: string) => OTHER_PARAMS[name] ?? 'x');
+    const name = `${op.method} ${op.template}`;
+    const hasBody = !['GET', 'DELETE'].includes(op.method);
+    const res = await s.call(op.method, path + (QUERIES[name] ?? ''), { key: stranger, body: hasBody ? BODIES[name] ?? {} : undefined });
+    t.equal(res.status, 404, `${name} as another tenant`);
+    t.equal(res.body.error, 'not_found', name);
+  }
+  const still = await s.call('GET', `/v1/workloads/${id}`, { key: owner });
+  t.equal(still.status, 200, 'nothing the stranger sent touched the owner\'s workload');
+  t.not(still.body.status, 'cancelled');
+  t.equal((await s.call('GET', '/_mock/faults', { key: owner })).body.faults.length, 1);
+});

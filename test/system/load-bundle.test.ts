@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import t from 'tap';
+import { BUNDLE, CODE_CACHE, compileBundle } from '../../server/boot/load-bundle.js';
+import type { Teardown } from '../helpers/server.js';
+
+/**
+ * A copy of the shipped bundle with a cache of our choosing, in a folder of dist/test: inside the
+ * package root, so its requires resolve as the original's, and outside what npm packs
+ * (test/package.test.ts lists that while these tests run).
+ */
+function copyWithCache(t: Teardown, cache: 'shipped' | 'garbage' | 'stale') {
+  const dir = mkdtempSync(join(dirname(BUNDLE), '..', 'test', 'bundle-copy-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const paths = { bundle: join(dir, 'server.cjs'), cache: join(dir, 'server.cjs.cache') };
+  copyFileSync(BUNDLE, paths.bundle);
+  if (cache === 'garbage') writeFileSync(paths.cache, randomBytes(4096));
+  else copyFileSync(CODE_CACHE, paths.cache);
+  const now = Date.now() / 1000;
+  // The loader takes a cache only when it is not older than the bundle.
+  utimesSync(paths.bundle, now, cache === 'stale' ? now + 60 : now - 60);
+  return paths;
+}
+
+t.test("the build's code cache is accepted by this Node", async (t) => {
+  const { script, exports } = compileBundle(copyWithCache(t, 'shipped'));
+  t.equal(script.cachedDataRejected, false, 'V8 took the cache: starts skip compiling the bundle');
+  t.type(exports.startMockServer, 'function');
+});
+
+t.test('a cache V8 refuses: the bundle compiles as usual and serves', async (t) => {
+  const { script, exports } = compileBundle(copyWithCache(t, 'garbage'));
+  t.equal(script.cachedDataRejected, true);
+  const server = await exports.startMockServer({ db: ':memory:' });
+  t.teardown(() => server.close());
+  t.equal((await fetch(`${server.url}/readyz`)).status, 200);
+});
+
+t.test('a cache older than the bundle is not offered to V8', async (t) => {
+  const { script } = compileBundle(copyWithCache(t, 'stale'));
+  t.equal(script.cachedDataRejected, undefined, 'no cachedData given');
+});

@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import t from 'tap';
+import { packageVersion } from '../../server/boot/package-info.js';
+import { MAIN, startCli } from '../helpers/cli.js';
+import { tempDbPath } from '../helpers/server.js';
+
+t.test('--port 0 picks a port and prints the URL and an export line', async (t) => {
+  const db = tempDbPath(t);
+  const cli = startCli(['--port', '0', '--db', db]);
+  t.teardown(() => cli.child.kill('SIGKILL'));
+  const { url, out } = await cli.ready;
+  t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.match(out(), `export NODUS_BASE_URL=${url} NODUS_API_KEY=nk_test_local`);
+  const me = await fetch(`${url}/v1/me`, { headers: { authorization: 'Bearer nk_test_local' } });
+  t.equal(me.status, 200, 'the printed key works');
+  t.ok(existsSync(db), 'the database file was created');
+});
+
+t.test('SIGTERM closes cleanly: exit 0 and the WAL checkpointed away', async (t) => {
+  const db = tempDbPath(t);
+  const cli = startCli(['--port', '0', '--db', db]);
+  const { url } = await cli.ready;
+  await fetch(`${url}/v1/me`, { headers: { authorization: 'Bearer nk_test_sigterm' } });
+  cli.child.kill('SIGTERM');
+  t.equal(await cli.exited, 0);
+  t.notOk(existsSync(`${db}-wal`), 'the database was closed');
+});
+
+t.test('invalid configuration exits 2 with one line on stderr', async (t) => {
+  for (const [args, env] of [[['--port', 'x'], {}], [[], { NODUS_MOCK_CLOCK: 'never' }], [['--what'], {}]] as const) {
+    const r = spawnSync(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    t.equal(r.status, 2, `${args.join(' ')} ${JSON.stringify(env)}`);
+    t.equal(r.stderr.trim().split('\n').length, 1);
+    t.match(r.stderr, /^nodus-mock: /);
+  }
+});
+
+t.test('--help and --version exit 0', async (t) => {
+  const help = spawnSync(process.execPath, [MAIN, '--help'], { encoding: 'utf8' });
+  t.equal(help.status, 0);
+  t.match(help.stdout, '--db');
+  const version = spawnSync(process.execPath, [MAIN, '--version'], { encoding: 'utf8' });
+  t.equal(version.status, 0);
+  t.equal(version.stdout, `${packageVersion()}\n`, "package.json's version");
+});
+
+t.test('a database from a newer schema stops the start with exit 1', async (t) => {
+  const db = tempDbPath(t);
+  const { openDatabase } = await import('../../store/db.js');
+  const handle = openDatabase(db);
+  handle.prepare("INSERT INTO schema_migrations VALUES (9999, 'future', 'x')").run();
+  handle.close();
+  const r = spawnSync(process.execPath, [MAIN, '--port', '0', '--db', db], { env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+  t.equal(r.status, 1);
+  t.match(r.stderr, /newer than this server/);
+});

@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { packageRoot } from '../../server/boot/package-info.js';
+import { MAIN } from '../helpers/cli.js';
+
+const python = spawnSync('python3', ['--version']).status === 0;
+
+/**
+ * The README's pytest fixture, run for real by python3. pytest itself is not installed here, so a
+ * stand-in module gives `pytest.fixture` and a monkeypatch; the fixture code is the shipped file.
+ */
+const DRIVER = `
+import os, sys, json, urllib.request
+sys.path.insert(0, sys.argv[1])
+import conftest
+
+class MonkeyPatch:
+    def setenv(self, name, value):
+        os.environ[name] = value
+
+session = conftest.nodus_mock_url()
+url = next(session)
+mock = conftest.nodus_mock(url, MonkeyPatch())
+assert os.environ["NODUS_BASE_URL"] == url and os.environ["NODUS_API_KEY"] == mock.api_key
+me = urllib.request.urlopen(urllib.request.Request(url + "/v1/me", headers={"Authorization": "Bearer " + os.environ["NODUS_API_KEY"]}))
+before = mock.control("GET", "/_mock/clock")["now"]
+after = mock.advance(3600)
+rule = mock.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 429, "error": "rate_limited", "retry_after": 1}})
+journal = mock.requests(path="/v1/me")
+print(json.dumps({"me": me.status, "before": before, "after": after, "rule": rule["id"], "journal": len(journal)}))
+session.close()
+`;
+
+const STUB_PYTEST = `
+def fixture(*args, **kwargs):
+    if args and callable(args[0]):
+        return args[0]
+    return lambda f: f
+`;
+
+t.test('the pytest fixture in examples/pytest starts the mock, points the SDK at it, stops it', { skip: !python && 'no python3' }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-pytest-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'pytest.py'), STUB_PYTEST);
+  writeFileSync(join(dir, 'driver.py'), DRIVER);
+  const r = spawnSync('python3', [join(dir, 'driver.py'), join(packageRoot(), 'examples', 'pytest')], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: dir, NODUS_MOCK_CMD: `${process.execPath} ${MAIN}` },
+    timeout: 60_000,
+  });
+  t.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+  t.equal(out.me, 200);
+  t.equal(Date.parse(out.after) - Date.parse(out.before), 3_600_000, 'advance moved the tenant clock');
+  t.match(out.rule, /./, 'fault() returns the stored rule');
+  t.equal(out.journal, 1, 'requests() reads the journal');
+});

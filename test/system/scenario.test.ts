@@ -1,0 +1,143 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import t from 'tap';
+import { loadCatalog } from '../../server/domain/catalog/index.js';
+import { packageRoot } from '../../server/boot/package-info.js';
+import { loadScenario } from '../../server/domain/control/scenarios.js';
+import { MAIN } from '../helpers/cli.js';
+import { call, startServer, tempDbPath } from '../helpers/server.js';
+import { legCounting } from '../helpers/rl.js';
+
+const FLAKY = join(packageRoot(), 'scenarios', 'flaky-launch.json');
+const DEGRADED = join(packageRoot(), 'scenarios', 'degraded-evidence.json');
+
+/** Writes `document` next to a temporary database and answers its path. */
+function scenarioFile(dbPath: string, name: string, document: unknown): string {
+  const file = join(dirname(dbPath), name);
+  writeFileSync(file, typeof document === 'string' ? document : JSON.stringify(document));
+  return file;
+}
+
+t.test('flaky-launch.json through the real CLI: dropped, then 429, then the replayed answer', async (t) => {
+  const db = tempDbPath(t);
+  const child = spawn(process.execPath, [MAIN, '--port', '0', '--db', db], {
+    env: { ...process.env, LOG_LEVEL: 'silent', NODUS_MOCK_SCENARIO: FLAKY },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.teardown(() => child.kill('SIGKILL'));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+  const key = 'nk_test_flaky';
+  const preview = await call(url, 'POST', '/v1/rl-runs/preview', key, { body: legCounting() });
+  // What the SDK's launch() does: the same body and Idempotency-Key on every attempt.
+  const attempt = () => call(url, 'POST', '/v1/rl-runs', key, {
+    body: { ...preview.body.configuration, review_token: preview.body.review_token },
+    headers: { 'idempotency-key': 'flaky-001' },
+  });
+  await t.rejects(attempt(), 'attempt 1: committed, no answer (a connection error the SDK retries)');
+  const limited = await attempt();
+  t.equal(limited.status, 429, 'attempt 2: RateLimitError, retried');
+  t.equal(limited.headers.get('retry-after'), '1');
+  t.equal(limited.body.error, 'rate_limited');
+  const third = await attempt();
+  t.equal(third.status, 202, 'attempt 3 succeeds');
+  t.equal(third.headers.get('idempotent-replayed'), 'true', 'with the answer of the committed first attempt');
+  const sent = (await call(url, 'GET', '/_mock/requests?path=/v1/rl-runs', key)).body.requests;
+  t.match(sent, [{ status: 202, replayed: true }, { status: 429, fault: 'error' }, { status: null, fault: 'drop_response' }]);
+  t.equal(new Set(sent.map((r: any) => r.idempotency_key)).size, 1, 'one key throughout');
+  const other = await call(url, 'GET', '/_mock/faults', 'nk_test_someone_else');
+  t.same(other.body.faults, [], 'other keys are untouched');
+});
+
+t.test('degraded-evidence.json: a manual clock, a 503 then slow event reads', async (t) => {
+  const s = await startServer(t, { scenario: DEGRADED, maxEventsPerWorkload: 50 });
+  const key = 'nk_test_degraded';
+  t.equal((await s.call('GET', '/_mock/clock', { key })).body.mode, 'manual');
+  const faults = (await s.call('GET', '/_mock/faults', { key })).body.faults;
+  t.same(faults.map((f: any) => [f.source, f.action.type]), [['scenario', 'error'], ['scenario', 'delay']]);
+  const first = await s.call('GET', '/v1/workloads/wl_anything/rl-events?limit=10', { key });
+  t.equal(first.status, 503);
+  t.equal(first.headers.get('retry-after'), '1');
+  const started = Date.now();
+  await s.call('GET', '/v1/workloads/wl_anything/rl-events', { key });
+  t.ok(Date.now() - started >= 240, 'the next read is slowed');
+  t.equal((await s.call('GET', '/_mock/clock')).body.mode, 'realtime', 'other keys keep the default clock');
+});
+
+t.test('restarts do not apply an unchanged entry twice; a changed one replaces its faults', async (t) => {
+  const dbPath = tempDbPath(t);
+  const key = 'nk_test_flaky';
+  const first = await startServer(t, { db: dbPath, scenario: FLAKY });
+  await first.call('POST', '/v1/rl-runs', { body: {}, key }).catch(() => undefined); // the drop fires
+  await first.call('POST', '/_mock/faults', { body: { path: '/v1/me', action: { type: 'reset' } }, key });
+  await first.close();
+
+  const second = await startServer(t, { db: dbPath, scenario: FLAKY });
+  const kept = (await second.call('GET', '/_mock/faults', { key })).body.faults;
+  t.same(kept.map((f: any) => [f.source, f.remaining]), [['scenario', 0], ['scenario', 1], ['api', 1]], 'same counts, no duplicates');
+  await second.close();
+
+  const changed = JSON.parse(readFileSync(FLAKY, 'utf8'));
+  changed.keys[key].faults[1].action.retry_after = 3;
+  const third = await startServer(t, { db: dbPath, scenario: scenarioFile(dbPath, 'changed.json', changed) });
+  const replaced = (await third.call('GET', '/_mock/faults', { key })).body.faults;
+  t.same(replaced.map((f: any) => [f.source, f.remaining]), [['api', 1], ['scenario', 1], ['scenario', 1]], 'scenario faults re-made, API ones kept');
+  t.equal(replaced[2].action.retry_after, 3);
+
+  t.equal((await third.call('POST', '/_mock/reset', { key })).status, 200);
+  await third.close();
+  const fourth = await startServer(t, { db: dbPath, scenario: FLAKY });
+  t.equal((await fourth.call('GET', '/_mock/faults', { key })).body.faults.length, 2, 'after a reset the next start applies the entry again');
+});
+
+t.test('scenario errors name the entry and the field', async (t) => {
+  const dbPath = tempDbPath(t);
+  const catalog = loadCatalog();
+  const entry = (e: unknown) => ({ keys: { nk_test_x: e } });
+  const cases: [unknown, RegExp][] = [
+    ['{"keys": ', /bad\.json: not valid JSON/],
+    [{ keys: { nk_test_x: {} }, extra: 1 }, /bad\.json: \(top level\): Unrecognized key: "extra"/],
+    [entry({ faults: [{ path: '/v1/me', action: { type: 'error', status: 700, error: 'x' } }] }), /bad\.json: keys\["nk_test_x"\]\.faults\[0\]\.action\.status: /],
+    [entry({ faults: [{ path: 'nope', action: { type: 'reset' } }] }), /keys\["nk_test_x"\]\.faults\[0\]\.path: must start with \//],
+    [entry({ clock: { mode: 'sometimes' } }), /keys\["nk_test_x"\]\.clock\.mode: /],
+    [entry({ recipes: { 'reasoning-gym-leg-counting': { available: true, unavailable_reason: 'x' } } }),
+      /keys\["nk_test_x"\]\.recipes\["reasoning-gym-leg-counting"\]\.unavailable_reason: only allowed with available false/],
+    [entry({ recipes: { 'no-such-recipe': { available: false } } }), /keys\["nk_test_x"\]\.recipes\["no-such-recipe"\]: no such recipe/],
+    [entry({ budget: { monthly_spend_cap_usd: -1 } }), /keys\["nk_test_x"\]\.budget\.monthly_spend_cap_usd: /],
+    [entry({ wat: 1 }), /keys\["nk_test_x"\]: Unrecognized key: "wat"/],
+  ];
+  for (const [document, pattern] of cases) {
+    t.throws(() => loadScenario(scenarioFile(dbPath, 'bad.json', document), catalog), { name: 'ScenarioError', message: pattern });
+  }
+  t.throws(() => loadScenario(join(dirname(dbPath), 'missing.json'), catalog), { message: /missing\.json: cannot read/ });
+
+  const foreign = scenarioFile(dbPath, 'foreign.json', { keys: { nk_live_x: {} } });
+  await t.rejects(startServer(t, { scenario: foreign }), { name: 'ScenarioError', message: /foreign\.json: keys\["nk_live_x"\]: API keys on this mock start with nk_test_/ });
+  const shared = scenarioFile(dbPath, 'shared.json', { keys: { k1: {}, k2: {} } });
+  await t.rejects(startServer(t, { scenario: shared, keys: [{ key: 'k1', tenant: 'team' }, { key: 'k2', tenant: 'team' }] }), { message: /keys\["k2"\]: same tenant as keys\["k1"\]/ });
+});
+
+t.test('the CLI stops with exit 2 and one line on a bad scenario', async (t) => {
+  const dbPath = tempDbPath(t);
+  for (const [document, pattern] of [
+    ['not json', /not valid JSON/],
+    [{ keys: { nk_test_flaky: { faults: [{ path: '/v1/me', action: { type: 'delay', ms: 0 } }] } } }, /keys\["nk_test_flaky"\]\.faults\[0\]\.action\.ms: /],
+  ] as const) {
+    const file = scenarioFile(dbPath, 'cli.json', document);
+    const r = spawnSync(process.execPath, [MAIN, '--port', '0', '--db', dbPath, '--scenario', file], {
+      env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8',
+    });
+    t.equal(r.status, 2);
+    t.equal(r.stderr.trim().split('\n').length, 1);
+    t.match(r.stderr, /^nodus-mock: .*cli\.json: /);
+    t.match(r.stderr, pattern);
+  }
+});
