@@ -22,25 +22,8 @@ import { syncHook } from './http/sync-hook.js';
 import { REVIEW_SECRET } from './domain/launches/review-token.js';
 import { applyScenario, loadScenario } from './domain/control/scenarios.js';
 import healthRoutes from '../routes/health.js';
-import meRoutes from '../routes/v1/me.js';
-import mockAdmissionRoutes from '../routes/mock/admission.js';
-import mockClockRoutes from '../routes/mock/clock.js';
-import mockEvidenceRoutes from '../routes/mock/evidence.js';
-import mockWorkloadRoutes from '../routes/mock/workloads.js';
-import outputRoutes from '../routes/v1/outputs.js';
-import rlEnvironmentRoutes from '../routes/v1/rl-environments.js';
-import rlEventRoutes from '../routes/v1/rl-events.js';
-import mockFaultRoutes from '../routes/mock/faults.js';
-import mockRequestRoutes from '../routes/mock/requests.js';
-import mockResetRoutes from '../routes/mock/reset.js';
-import rlGradingRoutes from '../routes/v1/rl-grading.js';
-import rlRecipeRoutes from '../routes/v1/rl-recipes.js';
-import rlRunRoutes from '../routes/v1/rl-runs.js';
-import rlSummaryRoutes from '../routes/v1/rl-summary.js';
-import workloadFreezeRoutes from '../routes/v1/workload-freeze.js';
-import workloadLogRoutes from '../routes/v1/workload-logs.js';
-import workloadRecordRoutes from '../routes/v1/workload-records.js';
-import workloadRoutes from '../routes/v1/workloads.js';
+import mockRoutes from '../routes/mock/index.js';
+import v1Routes from '../routes/v1/index.js';
 import './http/types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -150,25 +133,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(docs, { document: () => JSON.parse(committedDocument()) });
 
   await app.register(healthRoutes);
-  await app.register(meRoutes);
-  await app.register(rlRecipeRoutes);
-  await app.register(rlRunRoutes);
-  await app.register(workloadRoutes);
-  await app.register(outputRoutes);
-  await app.register(rlEventRoutes);
-  await app.register(rlGradingRoutes);
-  await app.register(rlSummaryRoutes);
-  await app.register(rlEnvironmentRoutes);
-  await app.register(workloadLogRoutes);
-  await app.register(workloadFreezeRoutes);
-  await app.register(workloadRecordRoutes);
-  await app.register(mockClockRoutes);
-  await app.register(mockAdmissionRoutes);
-  await app.register(mockWorkloadRoutes);
-  await app.register(mockFaultRoutes);
-  await app.register(mockRequestRoutes);
-  await app.register(mockResetRoutes);
-  await app.register(mockEvidenceRoutes);
+  await app.register(v1Routes, { prefix: '/v1' });
+  await app.register(mockRoutes, { prefix: '/_mock' });
 
   await app.ready();
   if (scenario) {

@@ -11,7 +11,7 @@ const RecipeId = z.object({ id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/) })
 
 /** The admission levers: a tenant's view of recipe availability and its monthly budget. */
 export default (async function mockAdmissionRoutes(app) {
-  app.patch('/_mock/recipes/:id', {
+  app.patch('/recipes/:id', {
     schema: {
       tags: ['mock'],
       summary: "Set this tenant's view of a recipe's availability: preview blocks, launch answers 503 rl_unavailable",
@@ -33,7 +33,7 @@ export default (async function mockAdmissionRoutes(app) {
     month_to_date_usd: z.number(),
   }).meta({ id: 'MockBudgetView' });
 
-  app.put('/_mock/budget', {
+  app.put('/budget', {
     schema: {
       tags: ['mock'],
       summary: 'Set a monthly cap: admission answers 402 budget_exceeded when an estimate does not fit the headroom',
@@ -46,7 +46,7 @@ export default (async function mockAdmissionRoutes(app) {
     return { monthly_spend_cap_usd: budget.monthlySpendCapUsd, month_to_date_usd: budget.monthToDateUsd };
   });
 
-  app.delete('/_mock/budget', {
+  app.delete('/budget', {
     schema: { tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null(), ...errorResponses } },
   }, async (request, reply) => {
     app.store.admission.deleteBudget(request.tenant.id);

@@ -6,11 +6,11 @@ import { ClockAdvance, ClockNow, ClockState, ClockUpdate } from '../../openapi/m
 const present = (v: ClockView) => ({ mode: v.mode, scale: v.scale, now: isoTime(v.nowMs) });
 
 export default (async function mockClockRoutes(app) {
-  app.get('/_mock/clock', {
+  app.get('/clock', {
     schema: { tags: ['mock'], summary: "This tenant's virtual clock", response: { 200: ClockState, ...errorResponses } },
   }, async (request) => present(app.clock.view(request.tenant.id)));
 
-  app.put('/_mock/clock', {
+  app.put('/clock', {
     schema: {
       tags: ['mock'],
       summary: 'Switch clock mode (and scale); virtual time never jumps backwards',
@@ -19,7 +19,7 @@ export default (async function mockClockRoutes(app) {
     },
   }, async (request) => present(app.clock.set(request.tenant.id, request.body.mode, request.body.scale)));
 
-  app.post('/_mock/clock/advance', {
+  app.post('/clock/advance', {
     schema: {
       tags: ['mock'],
       summary: 'Move virtual time forward and materialise everything due',

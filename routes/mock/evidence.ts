@@ -40,7 +40,7 @@ const stageIds = (row: WorkloadRow, spec: SimSpec) =>
 
 /** Task evidence on demand (control-api.md, workload interventions): reported events, grading plans. */
 export default (async function mockEvidenceRoutes(app) {
-  app.post('/_mock/workloads/:id/rl-events', {
+  app.post('/workloads/:id/rl-events', {
     schema: {
       tags: ['mock'],
       summary: 'Ingest application-reported RL events as the runner would; invalid events are rejected one by one, valid ones kept',
@@ -70,7 +70,7 @@ export default (async function mockEvidenceRoutes(app) {
     });
   });
 
-  app.put('/_mock/workloads/:id/grading-plan', {
+  app.put('/workloads/:id/grading-plan', {
     schema: {
       tags: ['mock'],
       summary: 'Create or replace the private grading plan of one revision, with given, simulated or derived receipts',

@@ -9,7 +9,7 @@ const FaultId = z.object({ id: z.string().min(1).max(64) });
 
 /** Fault rules (design decision 9); server/http/faults.ts applies them. */
 export default (async function mockFaultRoutes(app) {
-  app.post('/_mock/faults', {
+  app.post('/faults', {
     schema: {
       tags: ['mock'],
       summary: 'Add a fault rule for this tenant\'s /v1 requests: error, delay, reset or drop_response',
@@ -18,7 +18,7 @@ export default (async function mockFaultRoutes(app) {
     },
   }, async (request, reply) => reply.code(201).send(presentFault(addFault(app, request.tenant.id, request.body, 'api'))));
 
-  app.get('/_mock/faults', {
+  app.get('/faults', {
     schema: {
       tags: ['mock'],
       summary: 'This tenant\'s fault rules, oldest first, with remaining counts (exhausted ones included)',
@@ -26,14 +26,14 @@ export default (async function mockFaultRoutes(app) {
     },
   }, async (request) => ({ faults: app.store.faults.list(request.tenant.id).map(presentFault) }));
 
-  app.delete('/_mock/faults/:id', {
+  app.delete('/faults/:id', {
     schema: { tags: ['mock'], summary: 'Remove one fault rule', params: FaultId, response: { 204: z.null(), ...errorResponses } },
   }, async (request, reply) => {
     if (!app.store.faults.delete(request.tenant.id, request.params.id)) throw notFound(`fault ${request.params.id}`);
     return reply.code(204).send(null);
   });
 
-  app.delete('/_mock/faults', {
+  app.delete('/faults', {
     schema: { tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: z.null(), ...errorResponses } },
   }, async (request, reply) => {
     app.store.faults.clear(request.tenant.id);

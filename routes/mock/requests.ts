@@ -6,7 +6,7 @@ import { presentJournalRow } from '../../server/http/journal.js';
 
 /** The request journal that server/http/journal.ts writes. */
 export default (async function mockRequestRoutes(app) {
-  app.get('/_mock/requests', {
+  app.get('/requests', {
     schema: {
       tags: ['mock'],
       summary: 'What this tenant\'s clients sent to /v1, newest first; path is exact or a prefix ending in *',
@@ -25,7 +25,7 @@ export default (async function mockRequestRoutes(app) {
     return { requests: rows.map(presentJournalRow) };
   });
 
-  app.delete('/_mock/requests', {
+  app.delete('/requests', {
     schema: { tags: ['mock'], summary: 'Clear this tenant\'s request journal', response: { 204: z.null(), ...errorResponses } },
   }, async (request, reply) => {
     app.store.journal.clear(request.tenant.id);

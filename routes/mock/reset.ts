@@ -3,7 +3,7 @@ import { errorResponses } from '../../openapi/common.js';
 import { ResetResult } from '../../openapi/mock.js';
 
 export default (async function mockResetRoutes(app) {
-  app.post('/_mock/reset', {
+  app.post('/reset', {
     schema: {
       tags: ['mock'],
       summary: 'Delete everything this tenant owns (workloads, keys, faults, overrides, budget, journal); clock back to the defaults',

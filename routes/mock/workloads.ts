@@ -26,7 +26,7 @@ const refuse = (row: WorkloadRow, what: string) =>
 
 /** Workload interventions (control-api.md): what a real run suffers, on demand. */
 export default (async function mockWorkloadRoutes(app) {
-  app.post('/_mock/workloads/:id/recover', {
+  app.post('/workloads/:id/recover', {
     schema: {
       tags: ['mock'],
       summary: 'Interrupt and recover the run: recovering, then running in generation + 1, replaying the last N task events',
@@ -40,7 +40,7 @@ export default (async function mockWorkloadRoutes(app) {
       return app.materialiser.intervene(row, nowMs, 'recover', { replayLast: request.body.replay_last ?? 0 });
     }));
 
-  app.post('/_mock/workloads/:id/drop-events', {
+  app.post('/workloads/:id/drop-events', {
     schema: {
       tags: ['mock'],
       summary: 'Count N task events as lost: dropped_events += N, truncated true',
@@ -55,7 +55,7 @@ export default (async function mockWorkloadRoutes(app) {
       return row;
     }));
 
-  app.post('/_mock/workloads/:id/fail', {
+  app.post('/workloads/:id/fail', {
     schema: {
       tags: ['mock'],
       summary: 'End the workload as failed',

@@ -9,7 +9,7 @@ const Me = z.object({
 }).meta({ id: 'Identity' });
 
 export default (async function meRoutes(app) {
-  app.get('/v1/me', {
+  app.get('/me', {
     schema: {
       operationId: 'identity',
       summary: 'Who this API key is',

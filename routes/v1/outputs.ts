@@ -11,7 +11,7 @@ import { WorkloadParams } from './workloads.js';
 const OUTPUT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/;
 
 export default (async function outputRoutes(app) {
-  app.get('/v1/workloads/:id/outputs', {
+  app.get('/workloads/:id/outputs', {
     schema: {
       operationId: 'listWorkloadOutputs',
       tags: ['Workloads'],
@@ -34,7 +34,7 @@ export default (async function outputRoutes(app) {
       };
     }));
 
-  app.get('/v1/workloads/:id/outputs/:name', {
+  app.get('/workloads/:id/outputs/:name', {
     schema: {
       operationId: 'downloadWorkloadOutput',
       tags: ['Workloads'],

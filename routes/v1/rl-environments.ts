@@ -15,7 +15,7 @@ const ExampleParams = EnvironmentParams.extend({ example: z.string().min(1).max(
 const RUNS_ROUTE = '/v1/rl-environments/{environment}/examples/{example}/runs';
 
 export default (async function rlEnvironmentRoutes(app) {
-  app.get('/v1/rl-environments', {
+  app.get('/rl-environments', {
     schema: {
       operationId: 'listRLEnvironments',
       tags: ['RL'],
@@ -31,7 +31,7 @@ export default (async function rlEnvironmentRoutes(app) {
     environments: [...app.catalog.environments],
   }));
 
-  app.get('/v1/rl-environments/:environment', {
+  app.get('/rl-environments/:environment', {
     schema: {
       operationId: 'getRLEnvironment',
       tags: ['RL'],
@@ -45,7 +45,7 @@ export default (async function rlEnvironmentRoutes(app) {
     return environment;
   });
 
-  app.get('/v1/rl-environments/:environment/examples/:example/workload', {
+  app.get('/rl-environments/:environment/examples/:example/workload', {
     schema: {
       operationId: 'getRLExampleWorkload',
       tags: ['RL'],
@@ -58,7 +58,7 @@ export default (async function rlEnvironmentRoutes(app) {
     return { workload: exampleWorkload(environment, example) };
   });
 
-  app.post('/v1/rl-environments/:environment/examples/:example/runs', {
+  app.post('/rl-environments/:environment/examples/:example/runs', {
     schema: {
       operationId: 'runRLExample',
       tags: ['RL'],

@@ -23,7 +23,7 @@ const rowJson = (r: RLEventRow) =>
   `{"id":"${r.seq}","stage_id":${JSON.stringify(r.stageId)},"generation":${r.generation},"received_at":"${isoTime(r.receivedAtMs)}","event":${r.event}}`;
 
 export default (async function rlEventRoutes(app) {
-  app.get('/v1/workloads/:id/rl-events', {
+  app.get('/workloads/:id/rl-events', {
     schema: {
       operationId: 'listWorkloadRLEvents',
       tags: ['Workloads'],

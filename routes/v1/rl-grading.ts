@@ -11,7 +11,7 @@ import { WorkloadParams } from './workloads.js';
 const GradingQuery = z.strictObject({ revision: queryInteger(1, 2147483647) });
 
 export default (async function rlGradingRoutes(app) {
-  app.get('/v1/workloads/:id/rl-grading-results', {
+  app.get('/workloads/:id/rl-grading-results', {
     schema: {
       operationId: 'getWorkloadRLGradingResults',
       tags: ['Workloads'],

@@ -23,7 +23,7 @@ export default (async function rlRecipeRoutes(app) {
   // time answers without working out the availability again.
   const lastFor = new WeakMap<object, Buffer>();
 
-  app.get('/v1/rl-recipes', {
+  app.get('/rl-recipes', {
     schema: {
       operationId: 'listRLRecipes',
       tags: ['RL'],

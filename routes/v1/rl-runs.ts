@@ -7,7 +7,7 @@ import { answerIdempotently, keyBeforeBody } from '../../server/http/idempotency
 import { admitLaunch, previewRun } from '../../server/domain/launches/rl-runs.js';
 
 export default (async function rlRunRoutes(app) {
-  app.post('/v1/rl-runs/preview', {
+  app.post('/rl-runs/preview', {
     schema: {
       operationId: 'previewRLRun',
       tags: ['RL'],
@@ -22,7 +22,7 @@ export default (async function rlRunRoutes(app) {
     return preview;
   });
 
-  app.post('/v1/rl-runs', {
+  app.post('/rl-runs', {
     schema: {
       operationId: 'createRLRun',
       tags: ['RL'],

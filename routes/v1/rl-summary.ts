@@ -6,7 +6,7 @@ import { currentWorkload } from '../../server/domain/workloads/rows.js';
 import { WorkloadParams } from './workloads.js';
 
 export default (async function rlSummaryRoutes(app) {
-  app.get('/v1/workloads/:id/rl-summary', {
+  app.get('/workloads/:id/rl-summary', {
     schema: {
       operationId: 'getRLSummary',
       tags: ['RL'],

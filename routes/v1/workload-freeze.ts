@@ -9,7 +9,7 @@ import { WorkloadParams } from './workloads.js';
 // The contract declares no request body for these POSTs; the SDK sends `{}`. Any JSON body, or
 // none, is accepted and ignored.
 export default (async function workloadFreezeRoutes(app) {
-  app.post('/v1/workloads/:id/freeze', {
+  app.post('/workloads/:id/freeze', {
     schema: {
       operationId: 'freezeWorkload',
       tags: ['Workloads'],
@@ -19,7 +19,7 @@ export default (async function workloadFreezeRoutes(app) {
     },
   }, async (request, reply) => reply.code(202).send(requestFreezeChange(app, request.tenant.id, request.params.id, 'freeze')));
 
-  app.get('/v1/workloads/:id/freeze', {
+  app.get('/workloads/:id/freeze', {
     schema: {
       operationId: 'getWorkloadFreeze',
       tags: ['Workloads'],
@@ -35,7 +35,7 @@ export default (async function workloadFreezeRoutes(app) {
       return view;
     }));
 
-  app.post('/v1/workloads/:id/resume', {
+  app.post('/workloads/:id/resume', {
     schema: {
       operationId: 'resumeWorkload',
       tags: ['Workloads'],

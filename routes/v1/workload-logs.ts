@@ -28,7 +28,7 @@ const noMember = (workloadId: string, member: string) =>
   new ApiError(404, 'not_found', `workload ${workloadId} is not distributed: it has no member ${member}`);
 
 export default (async function workloadLogRoutes(app) {
-  app.get('/v1/workloads/:id/logs', {
+  app.get('/workloads/:id/logs', {
     schema: {
       operationId: 'getWorkloadLogs',
       tags: ['Workloads'],
@@ -66,7 +66,7 @@ export default (async function workloadLogRoutes(app) {
       .send(body);
   });
 
-  app.get('/v1/workloads/:id/logs/live', {
+  app.get('/workloads/:id/logs/live', {
     schema: {
       operationId: 'liveLogs',
       tags: ['Workloads'],

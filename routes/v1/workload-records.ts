@@ -7,7 +7,7 @@ import { currentWorkload } from '../../server/domain/workloads/rows.js';
 import { WorkloadParams } from './workloads.js';
 
 export default (async function workloadRecordRoutes(app) {
-  app.get('/v1/workloads/:id/artifacts', {
+  app.get('/workloads/:id/artifacts', {
     schema: {
       operationId: 'listWorkloadArtifacts',
       tags: ['Workloads'],
@@ -21,7 +21,7 @@ export default (async function workloadRecordRoutes(app) {
       return { artifacts: artifacts(row, app.materialiser.context(row)) };
     }));
 
-  app.get('/v1/workloads/:id/ledger', {
+  app.get('/workloads/:id/ledger', {
     schema: {
       operationId: 'getWorkloadLedger',
       tags: ['Workloads'],
@@ -38,7 +38,7 @@ export default (async function workloadRecordRoutes(app) {
       return { workload_id: row.id, ...ledger(row, app.materialiser.context(row)) };
     }));
 
-  app.get('/v1/workloads/:id/routing', {
+  app.get('/workloads/:id/routing', {
     schema: {
       operationId: 'getWorkloadRouting',
       tags: ['Workloads'],

@@ -45,7 +45,7 @@ function statusFilter(raw: string | undefined): string[] {
 }
 
 export default (async function workloadRoutes(app) {
-  app.post('/v1/workloads', {
+  app.post('/workloads', {
     schema: {
       operationId: 'createWorkload',
       tags: ['Workloads'],
@@ -62,7 +62,7 @@ export default (async function workloadRoutes(app) {
       admit: (nowMs) => admitCustomWorkload(app, request.tenant.id, request.body, nowMs),
     }));
 
-  app.post('/v1/workloads/validate', {
+  app.post('/workloads/validate', {
     schema: {
       operationId: 'validateWorkload',
       tags: ['Workloads'],
@@ -79,7 +79,7 @@ export default (async function workloadRoutes(app) {
     return { valid: true as const, submitted: false as const, workload: request.body, message: 'the workload is valid; nothing was submitted' };
   });
 
-  app.get('/v1/workloads', {
+  app.get('/workloads', {
     schema: {
       operationId: 'listWorkloads',
       tags: ['Workloads'],
@@ -106,7 +106,7 @@ export default (async function workloadRoutes(app) {
     });
   });
 
-  app.get('/v1/workloads/:id', {
+  app.get('/workloads/:id', {
     schema: {
       operationId: 'getWorkload',
       tags: ['Workloads'],
@@ -120,7 +120,7 @@ export default (async function workloadRoutes(app) {
       return workloadView(row, app.materialiser.context(row));
     }));
 
-  app.post('/v1/workloads/:id/cancel', {
+  app.post('/workloads/:id/cancel', {
     schema: {
       operationId: 'cancelWorkload',
       tags: ['Workloads'],
@@ -138,7 +138,7 @@ export default (async function workloadRoutes(app) {
     return reply.code(202).send({ status: 'cancel_requested' });
   });
 
-  app.get('/v1/workloads/:id/events', {
+  app.get('/workloads/:id/events', {
     schema: {
       operationId: 'listWorkloadEvents',
       tags: ['Workloads'],

@@ -8,19 +8,6 @@ import type { Tenant } from './types.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** `url` is `prefix` itself, or continues with a path or a query. Asked three times per request: no RegExp. */
-const under = (url: string, prefix: string) => {
-  if (!url.startsWith(prefix)) return false;
-  const next = url.charCodeAt(prefix.length);
-  return Number.isNaN(next) || next === 0x2f || next === 0x3f; // end, '/' or '?'
-};
-
-/** The /v1 wire surface: what faults act on and the journal records. */
-export const isV1 = (url: string) => under(url, '/v1');
-
-/** Only the API surfaces need a key; health, the OpenAPI document and /docs stay public. */
-export const needsKey = (url: string) => isV1(url) || under(url, '/_mock');
-
 const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
 
 /**
@@ -41,7 +28,11 @@ export function registerKey(app: FastifyInstance, key: string): Tenant {
   return { id: registered.tenantId, keyId: registered.keyId };
 }
 
-/** The resolved tenant is cached per key: the row it mirrors never changes once written. */
+/**
+ * The key check as a hook that the /v1 and /_mock contexts add (routes/index.ts); health, the
+ * OpenAPI document and /docs stay public. The resolved tenant is cached per key: the row it
+ * mirrors never changes once written.
+ */
 export default fp(async function auth(app) {
   const cache = new Map<string, Tenant>();
 
@@ -56,7 +47,6 @@ export default fp(async function auth(app) {
 
   app.decorateRequest('tenant', null as unknown as Tenant);
   function authenticate(request: FastifyRequest): void {
-    if (!needsKey(request.url)) return;
     const header = request.headers.authorization;
     if (!header) throw unauthorized('missing API key: send Authorization: Bearer <key>');
     const match = /^Bearer +(\S+) *$/i.exec(header);
@@ -66,5 +56,5 @@ export default fp(async function auth(app) {
     request.tenant = resolve(match[1]);
   }
 
-  app.addHook('onRequest', syncHook(authenticate));
+  app.decorate('authenticate', syncHook(authenticate));
 });

@@ -92,7 +92,7 @@ export default fp(async function errorHandler(app) {
     return sendApiError(reply, new ApiError(500, 'internal', `internal error (request id ${request.id})`));
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
     const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
       (m) => m !== request.method && mirror().find(m as 'GET', path),
@@ -104,5 +104,8 @@ export default fp(async function errorHandler(app) {
       );
     }
     return sendApiError(reply, new ApiError(404, 'not_found', `no route ${request.method} ${path}`));
-  });
+  };
+  app.setNotFoundHandler(notFound);
+  // The /v1 and /_mock contexts answer their unknown paths with it too, after their own hooks.
+  app.decorate('notFound', notFound);
 });

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler, preValidationHookHandler } from 'fastify';
 import { customAlphabet } from 'nanoid';
 import type { z } from 'zod';
 import type { Fault, FaultAction, FaultRule } from '../../openapi/mock.js';
 import type { FaultRow, FaultSource } from '../../store/faults.js';
-import { isV1 } from './auth.js';
 import { isoTime } from '../domain/clock.js';
 import { ApiError } from '../domain/errors.js';
 
@@ -112,9 +111,7 @@ export default fp(async function faults(app) {
 
   app.decorateRequest('fault', null);
   // In the done-callback style (sync-hook.ts) but by hand: a delay answers done() later.
-  app.addHook('preValidation', (request, reply, done) => {
-    // Only /v1 of a known tenant: never /_mock, health, the document, /docs or a refused key.
-    if (!request.tenant || !isV1(request.url)) return done();
+  const preValidation: preValidationHookHandler = (request, reply, done) => {
     let rule: FaultRow | undefined;
     try {
       rule = takeFault(app, request.tenant.id, request.method, request.url);
@@ -139,11 +136,12 @@ export default fp(async function faults(app) {
       case 'drop_response':
         return done();
     }
-  });
+  };
 
   // Destroying the socket before Fastify writes the head means not one byte of the answer leaves.
-  app.addHook('onSend', (request, _reply, payload, done) => {
+  const onSend: onSendHookHandler = (request, _reply, payload, done) => {
     if (request.fault?.type === 'drop_response') request.raw.socket.destroy();
     done(null, payload);
-  });
+  };
+  app.decorate('faultHooks', { preValidation, onSend });
 });

@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { JournalEntry } from '../../openapi/mock.js';
 import type { JournalRecord, JournalRow, NewJournalRow } from '../../store/journal.js';
-import { isV1 } from './auth.js';
 import { isoTime } from '../domain/clock.js';
 import { REPLAY_HEADER } from './idempotency.js';
 import { syncHook } from './sync-hook.js';
@@ -138,13 +137,7 @@ export default fp(async function journal(app) {
 
   app.store.onGroupCommit(flush);
   app.addHook('onClose', async () => flush());
-  // Just before a /_mock handler: nothing can close between this and what the handler reads or deletes.
-  const flushFirst = syncHook(flush);
-  app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/_mock')) route.preHandler = [flushFirst, ...[route.preHandler ?? []].flat()];
-  });
-  app.addHook('onRequest', syncHook((request, reply) => {
-    if (!request.tenant || !isV1(request.url)) return;
+  const recordRequest = syncHook((request, reply) => {
     const tenantId = request.tenant.id;
     let atMs: number;
     let wallMs: number;
@@ -162,5 +155,8 @@ export default fp(async function journal(app) {
         request.log.error({ err }, 'request journal: could not record this request');
       }
     });
-  }));
+  });
+  // The /v1 context records its requests; each /_mock handler runs after a flush, so nothing can
+  // commit between it and what the handler reads or deletes.
+  app.decorate('journalHooks', { recordRequest, flushFirst: syncHook(flush) });
 });

@@ -4,6 +4,7 @@ import type { VirtualClock } from '../domain/clock.js';
 import type { Materialiser } from '../domain/workloads/materialise.js';
 import type { AppliedFault } from './faults.js';
 import type { Store } from '../../store/index.js';
+import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler, RouteHandlerMethod } from 'fastify';
 
 export interface Tenant {
   id: string;
@@ -17,6 +18,14 @@ declare module 'fastify' {
     clock: VirtualClock;
     catalog: Catalog;
     materialiser: Materialiser;
+    /** The key check, added by the /v1 and /_mock contexts (auth.ts). */
+    authenticate: onRequestHookHandler;
+    /** The fault rules, applied by the /v1 context (faults.ts). */
+    faultHooks: { preValidation: preValidationHookHandler; onSend: onSendHookHandler };
+    /** Recording /v1 requests, and flushing before each /_mock handler (journal.ts). */
+    journalHooks: { recordRequest: onRequestHookHandler; flushFirst: preHandlerHookHandler };
+    /** The 404/405 answer of unknown paths (error-handler.ts). */
+    notFound: RouteHandlerMethod;
   }
   interface FastifyRequest {
     /** Set by the auth hook on every /v1 and /_mock request that got past it. */

@@ -1,0 +1,29 @@
+import type { FastifyPluginAsync } from 'fastify';
+import mockAdmissionRoutes from './admission.js';
+import mockClockRoutes from './clock.js';
+import mockEvidenceRoutes from './evidence.js';
+import mockFaultRoutes from './faults.js';
+import mockRequestRoutes from './requests.js';
+import mockResetRoutes from './reset.js';
+import mockWorkloadRoutes from './workloads.js';
+
+/**
+ * The control API, registered with the prefix /_mock: keyed like /v1, never journaled and never
+ * faulted. Each handler runs after the journal's waiting rows are written, so what it reads or
+ * deletes includes every request answered before it.
+ */
+const mock: FastifyPluginAsync = async (app) => {
+  app.addHook('onRequest', app.authenticate);
+  app.addHook('preHandler', app.journalHooks.flushFirst);
+  app.setNotFoundHandler(app.notFound);
+
+  await app.register(mockClockRoutes);
+  await app.register(mockAdmissionRoutes);
+  await app.register(mockWorkloadRoutes);
+  await app.register(mockFaultRoutes);
+  await app.register(mockRequestRoutes);
+  await app.register(mockResetRoutes);
+  await app.register(mockEvidenceRoutes);
+};
+
+export default mock;

@@ -1,0 +1,41 @@
+import type { FastifyPluginAsync } from 'fastify';
+import meRoutes from './me.js';
+import outputRoutes from './outputs.js';
+import rlEnvironmentRoutes from './rl-environments.js';
+import rlEventRoutes from './rl-events.js';
+import rlGradingRoutes from './rl-grading.js';
+import rlRecipeRoutes from './rl-recipes.js';
+import rlRunRoutes from './rl-runs.js';
+import rlSummaryRoutes from './rl-summary.js';
+import workloadFreezeRoutes from './workload-freeze.js';
+import workloadLogRoutes from './workload-logs.js';
+import workloadRecordRoutes from './workload-records.js';
+import workloadRoutes from './workloads.js';
+
+/**
+ * The contract's surface, registered with the prefix /v1. Its hooks are its own: the key check,
+ * the request journal and the fault rules act on these routes (and on unknown paths under /v1)
+ * and on nothing else.
+ */
+const v1: FastifyPluginAsync = async (app) => {
+  app.addHook('onRequest', app.authenticate);
+  app.addHook('onRequest', app.journalHooks.recordRequest);
+  app.addHook('preValidation', app.faultHooks.preValidation);
+  app.addHook('onSend', app.faultHooks.onSend);
+  app.setNotFoundHandler(app.notFound);
+
+  await app.register(meRoutes);
+  await app.register(rlRecipeRoutes);
+  await app.register(rlRunRoutes);
+  await app.register(workloadRoutes);
+  await app.register(outputRoutes);
+  await app.register(rlEventRoutes);
+  await app.register(rlGradingRoutes);
+  await app.register(rlSummaryRoutes);
+  await app.register(rlEnvironmentRoutes);
+  await app.register(workloadLogRoutes);
+  await app.register(workloadFreezeRoutes);
+  await app.register(workloadRecordRoutes);
+};
+
+export default v1;
