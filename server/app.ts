@@ -5,7 +5,6 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { openStore, type Store } from '../store/index.js';
 import auth from './http/auth.js';
 import { loadCatalog, type Catalog } from './domain/catalog/index.js';
-import { VirtualClock } from './domain/clock.js';
 import type { Config } from './config.js';
 import { CURSOR_SECRET } from './domain/evidence/cursors.js';
 import docs from './http/docs.js';
@@ -14,7 +13,7 @@ import errorHandler, { sendApiError } from './http/error-handler.js';
 import faults from './http/faults.js';
 import journal from './http/journal.js';
 import { parseJsonBody } from './http/json-body.js';
-import { Materialiser } from './domain/workloads/materialise.js';
+import { createServices } from './domain/services.js';
 import { committedDocument, describeRoutes } from './http/openapi-document.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './http/request-log.js';
@@ -98,11 +97,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // RL event routes read them inside their transactions, where it could not (store/settings.ts).
   for (const name of [REVIEW_SECRET, CURSOR_SECRET]) store.settings.secret(name);
 
+  const services = createServices({ config, store, catalog, wallNow: options.wallNow });
+  app.decorate('services', services);
   app.decorate('config', config);
   app.decorate('store', store);
-  app.decorate('clock', new VirtualClock(store, config, options.wallNow));
+  app.decorate('clock', services.context.clock);
   app.decorate('catalog', catalog);
-  app.decorate('materialiser', new Materialiser(app));
+  app.decorate('materialiser', services.context.materialiser);
 
   app.decorateRequest('rawBody', null);
   app.removeContentTypeParser('application/json');

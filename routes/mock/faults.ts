@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
 import { Fault, FaultList, FaultRule } from '../../openapi/mock.js';
 import { notFound } from '../../server/domain/errors.js';
-import { addFault, presentFault } from '../../server/http/faults.js';
+import { addFault } from '../../server/domain/control/faults.js';
+import { presentFault } from '../../server/http/views/fault.js';
 
 const FaultId = z.object({ id: z.string().min(1).max(64) });
 

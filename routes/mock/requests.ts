@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
 import { JournalList, JournalQuery } from '../../openapi/mock.js';
-import { presentJournalRow } from '../../server/http/journal.js';
+import { presentJournalRow } from '../../server/http/views/journal.js';
 
 /** The request journal that server/http/journal.ts writes. */
 export default (async function mockRequestRoutes(app) {

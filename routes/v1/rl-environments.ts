@@ -3,16 +3,13 @@ import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
 import { RLEnvironment } from '../../openapi/rl-environments.js';
 import { SubmitResult, WorkloadPayload } from '../../openapi/workloads.js';
-import { canonicalSha256 } from '../../server/domain/canonical.js';
 import { notFound } from '../../server/domain/errors.js';
-import { admitExampleRun, exampleWorkload, findExample } from '../../server/domain/launches/example-runs.js';
+import { exampleWorkload, findExample } from '../../server/domain/launches/example-runs.js';
 import { answerIdempotently, requireIdempotencyKey } from '../../server/http/idempotency.js';
 import { OPTIONAL_BODY } from '../../server/http/openapi-document.js';
 
 const EnvironmentParams = z.object({ environment: z.string().min(1).max(128) });
 const ExampleParams = EnvironmentParams.extend({ example: z.string().min(1).max(128) });
-
-const RUNS_ROUTE = '/v1/rl-environments/{environment}/examples/{example}/runs';
 
 export default (async function rlEnvironmentRoutes(app) {
   app.get('/rl-environments', {
@@ -77,13 +74,6 @@ export default (async function rlEnvironmentRoutes(app) {
   }, async (request, reply) => {
     const { environment, example } = request.params;
     const { name } = request.body;
-    return answerIdempotently(app, request, reply, {
-      // One scope for every example: the same key with another example or name is a conflict.
-      scope: `POST ${RUNS_ROUTE}`,
-      // A retry is the same request when it names the same environment, example and name, however
-      // the body spells it (absent, `{}`); the catalog's state does not enter.
-      fingerprint: canonicalSha256({ environment, example, name: name ?? null }),
-      admit: (nowMs) => admitExampleRun(app, request.tenant.id, environment, example, name, nowMs),
-    });
+    return answerIdempotently(reply, app.services.launches.runExample(request.tenant.id, requireIdempotencyKey(request), environment, example, name));
   });
 }) satisfies FastifyPluginAsyncZod;

@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
 import { RLRecipeRequest, RLRunPreview, RLRunRequest } from '../../openapi/rl-recipes.js';
 import { SubmitResult } from '../../openapi/workloads.js';
-import { canonicalSha256 } from '../../server/domain/canonical.js';
-import { answerIdempotently, keyBeforeBody } from '../../server/http/idempotency.js';
-import { admitLaunch, previewRun } from '../../server/domain/launches/rl-runs.js';
+import { answerIdempotently, keyBeforeBody, requireIdempotencyKey } from '../../server/http/idempotency.js';
 
 export default (async function rlRunRoutes(app) {
+  const { launches } = app.services;
+
   app.post('/rl-runs/preview', {
     schema: {
       operationId: 'previewRLRun',
@@ -16,7 +16,7 @@ export default (async function rlRunRoutes(app) {
       response: { 200: RLRunPreview, ...errorResponses },
     },
   }, async (request, reply) => {
-    const preview = previewRun(app, request.tenant.id, request.body);
+    const preview = launches.preview(request.tenant.id, request.body);
     // The seeds' plan exposes an ETag; it is the review token itself.
     if (preview.review_token) reply.header('etag', `"${preview.review_token}"`);
     return preview;
@@ -31,13 +31,6 @@ export default (async function rlRunRoutes(app) {
       response: { 202: SubmitResult, ...errorResponses },
     },
     preValidation: keyBeforeBody,
-  }, async (request, reply) => {
-    // The fingerprint is also the workload's recorded request_sha256.
-    const fingerprint = canonicalSha256(request.body);
-    return answerIdempotently(app, request, reply, {
-      scope: 'POST /v1/rl-runs',
-      fingerprint,
-      admit: (nowMs) => admitLaunch(app, request.tenant.id, request.body, fingerprint, nowMs),
-    });
-  });
+  }, async (request, reply) =>
+    answerIdempotently(reply, launches.launch(request.tenant.id, requireIdempotencyKey(request), request.body)));
 }) satisfies FastifyPluginAsyncZod;

@@ -2,15 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
 import { SubmitResult, Workload, WorkloadEvent, WorkloadListItem, WorkloadPayload } from '../../openapi/workloads.js';
-import { canonicalSha256 } from '../../server/domain/canonical.js';
 import { isoTime } from '../../server/domain/clock.js';
-import { admitCustomWorkload, checkSubmission } from '../../server/domain/launches/custom-runs.js';
-import { ApiError } from '../../server/domain/errors.js';
-import { answerIdempotently, keyBeforeBody } from '../../server/http/idempotency.js';
-import { stateAt } from '../../server/simulator/index.js';
-import { isTerminal, WORKLOAD_STATUSES } from '../../server/simulator/types.js';
+import { answerIdempotently, keyBeforeBody, requireIdempotencyKey } from '../../server/http/idempotency.js';
 import { listItemView, workloadView } from '../../server/http/views/workload.js';
-import { currentWorkload } from '../../server/domain/workloads/rows.js';
 
 export const WorkloadParams = z.object({ id: z.string().min(1).max(128) });
 
@@ -30,21 +24,9 @@ const ListQuery = z.object({
   scope: z.enum(['mine', 'team']).optional(),
 });
 
-const ACTIVE = WORKLOAD_STATUSES.filter((s) => !isTerminal(s));
-
-function statusFilter(raw: string | undefined): string[] {
-  if (!raw) return [];
-  const wanted = new Set<string>();
-  for (const token of raw.split(',').map((t) => t.trim())) {
-    if (token === 'active') ACTIVE.forEach((s) => wanted.add(s));
-    else if (token === 'terminal') WORKLOAD_STATUSES.filter(isTerminal).forEach((s) => wanted.add(s));
-    else if ((WORKLOAD_STATUSES as readonly string[]).includes(token)) wanted.add(token);
-  }
-  // Only unknown tokens: nothing can match them.
-  return wanted.size ? [...wanted] : ['__none__'];
-}
-
 export default (async function workloadRoutes(app) {
+  const { workloads } = app.services;
+
   app.post('/workloads', {
     schema: {
       operationId: 'createWorkload',
@@ -56,11 +38,7 @@ export default (async function workloadRoutes(app) {
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
     preValidation: keyBeforeBody,
   }, async (request, reply) =>
-    answerIdempotently(app, request, reply, {
-      scope: 'POST /v1/workloads',
-      fingerprint: canonicalSha256(request.body),
-      admit: (nowMs) => admitCustomWorkload(app, request.tenant.id, request.body, nowMs),
-    }));
+    answerIdempotently(reply, workloads.submit(request.tenant.id, requireIdempotencyKey(request), request.body)));
 
   app.post('/workloads/validate', {
     schema: {
@@ -75,7 +53,7 @@ export default (async function workloadRoutes(app) {
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
   }, async (request) => {
-    checkSubmission(app, request.body);
+    workloads.validate(request.body);
     return { valid: true as const, submitted: false as const, workload: request.body, message: 'the workload is valid; nothing was submitted' };
   });
 
@@ -88,22 +66,9 @@ export default (async function workloadRoutes(app) {
       response: { 200: z.object({ workloads: z.array(WorkloadListItem), next_offset: z.int().optional() }), ...errorResponses },
     },
   }, async (request) => {
-    const { limit: rawLimit, offset = 0, status, scope } = request.query;
-    if (scope === 'mine') {
-      throw new ApiError(403, 'attribution_required', 'scope=mine needs a member credential; this key is a team key (use scope=team)');
-    }
-    const limit = rawLimit === undefined || rawLimit <= 0 || rawLimit > 100 ? 50 : rawLimit;
-    const tenantId = request.tenant.id;
-    return app.store.write(() => {
-      app.materialiser.materialiseTenant(tenantId, app.clock.nowMs(tenantId));
-      const rows = app.store.workloads.list(tenantId, statusFilter(status), limit + 1, offset);
-      const page = rows.slice(0, limit).map((row) => {
-        const ctx = app.materialiser.context(row);
-        const state = stateAt(ctx.spec, ctx.interventions, row.materialisedToMs, ctx.timeline);
-        return listItemView(row, state.accruingRateUsdHour, state.terminal);
-      });
-      return rows.length > limit ? { workloads: page, next_offset: offset + limit } : { workloads: page };
-    });
+    const { workloads: listed, nextOffset } = workloads.list(request.tenant.id, request.query);
+    const page = listed.map((w) => listItemView(w.row, w.accruingRateUsdHour, w.terminal));
+    return nextOffset === undefined ? { workloads: page } : { workloads: page, next_offset: nextOffset };
   });
 
   app.get('/workloads/:id', {
@@ -114,11 +79,7 @@ export default (async function workloadRoutes(app) {
       params: WorkloadParams,
       response: { 200: Workload, ...errorResponses },
     },
-  }, async (request) =>
-    app.store.write(() => {
-      const row = currentWorkload(app, request.tenant.id, request.params.id);
-      return workloadView(row, app.materialiser.context(row));
-    }));
+  }, async (request) => workloads.read(request.tenant.id, request.params.id, workloadView));
 
   app.post('/workloads/:id/cancel', {
     schema: {
@@ -129,12 +90,7 @@ export default (async function workloadRoutes(app) {
       response: { 202: z.object({ status: z.string() }), ...errorResponses },
     },
   }, async (request, reply) => {
-    // The SDK sends a fresh Idempotency-Key on every cancel; cancelling twice is harmless anyway.
-    app.store.write(() => {
-      const tenantId = request.tenant.id;
-      const row = currentWorkload(app, tenantId, request.params.id);
-      if (!isTerminal(row.status)) app.materialiser.intervene(row, app.clock.nowMs(tenantId), 'cancel');
-    });
+    workloads.cancel(request.tenant.id, request.params.id);
     return reply.code(202).send({ status: 'cancel_requested' });
   });
 
@@ -147,16 +103,13 @@ export default (async function workloadRoutes(app) {
       querystring: z.object({ after: z.coerce.number().int().min(0).optional() }),
       response: { 200: z.object({ events: z.array(WorkloadEvent) }), ...errorResponses },
     },
-  }, async (request) =>
-    app.store.write(() => {
-      const row = currentWorkload(app, request.tenant.id, request.params.id);
-      const events = app.store.runtime.events(row.id, request.query.after ?? 0, 100).map((e) => ({
-        id: e.seq,
-        event_id: e.eventId,
-        event_type: e.eventType,
-        payload: JSON.parse(e.payload) as Record<string, unknown>,
-        created_at: isoTime(e.createdAtMs),
-      }));
-      return { events };
-    }));
+  }, async (request) => ({
+    events: workloads.events(request.tenant.id, request.params.id, request.query.after ?? 0).map((e) => ({
+      id: e.seq,
+      event_id: e.eventId,
+      event_type: e.eventType,
+      payload: JSON.parse(e.payload) as Record<string, unknown>,
+      created_at: isoTime(e.createdAtMs),
+    })),
+  }));
 }) satisfies FastifyPluginAsyncZod;

@@ -1,9 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
-import type { JournalEntry } from '../../openapi/mock.js';
-import type { JournalRecord, JournalRow, NewJournalRow } from '../../store/journal.js';
-import { isoTime } from '../domain/clock.js';
+import type { JournalRecord, NewJournalRow } from '../../store/journal.js';
 import { REPLAY_HEADER } from './idempotency.js';
 import { syncHook } from './sync-hook.js';
 
@@ -52,47 +49,6 @@ function journalRow(request: FastifyRequest, reply: FastifyReply, atMs: number, 
     bodyBytes: body ? Buffer.byteLength(body.text, 'utf8') : 0,
     bodyTruncated: kept?.truncated ?? false,
     durationMs: Math.round(reply.elapsedTime * 10) / 10,
-  };
-}
-
-function presentBody(row: JournalRow): unknown {
-  if (row.body === null) return null;
-  if (row.bodyTruncated) return `${row.body}…[cut at ${JOURNAL_BODY_LIMIT_BYTES} bytes of ${row.bodyBytes}]`;
-  if (!row.bodyJson) return row.body;
-  try {
-    return JSON.parse(row.body);
-  } catch {
-    return row.body; // sent as JSON but not JSON: show exactly what came
-  }
-}
-
-function presentQuery(query: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of new URLSearchParams(query)) {
-    const seen = out[name];
-    out[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
-  }
-  return out;
-}
-
-export function presentJournalRow(row: JournalRow): z.infer<typeof JournalEntry> {
-  return {
-    id: row.id,
-    at: isoTime(row.atMs),
-    wall_at: isoTime(row.wallMs),
-    method: row.method,
-    path: row.path,
-    query: presentQuery(row.query),
-    status: row.status,
-    request_id: row.requestId,
-    idempotency_key: row.idempotencyKey,
-    replayed: row.replayed,
-    fault: row.fault as z.infer<typeof JournalEntry>['fault'],
-    fault_id: row.faultId,
-    body: presentBody(row),
-    body_bytes: row.bodyBytes,
-    body_truncated: row.bodyTruncated,
-    duration_ms: row.durationMs,
   };
 }
 

@@ -2,18 +2,16 @@ import type { Catalog } from '../domain/catalog/index.js';
 import type { Config } from '../config.js';
 import type { VirtualClock } from '../domain/clock.js';
 import type { Materialiser } from '../domain/workloads/materialise.js';
-import type { AppliedFault } from './faults.js';
+import type { AppliedFault } from '../domain/control/faults.js';
+import type { Tenant } from '../domain/control/tenants.js';
 import type { Store } from '../../store/index.js';
+import type { Services } from '../domain/services.js';
 import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler, RouteHandlerMethod } from 'fastify';
-
-export interface Tenant {
-  id: string;
-  keyId: string;
-}
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    services: Services;
     store: Store;
     clock: VirtualClock;
     catalog: Catalog;

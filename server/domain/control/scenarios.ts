@@ -1,13 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { BudgetUpdate, ClockAdvance, ClockUpdate, FaultRule, RecipeOverrideUpdate } from '../../../openapi/mock.js';
-import { registerKey } from '../../http/auth.js';
+import { registerKey } from './tenants.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { Catalog } from '../catalog/index.js';
 import { API_KEY_PATTERN } from '../../config.js';
 import { ApiError } from '../errors.js';
-import { addFault } from '../../http/faults.js';
+import { addFault } from './faults.js';
 import { readJsonFile } from '../json-file.js';
+import type { DomainContext } from '../context.js';
 
 /** Per key, the same things the /_mock routes set, in the same shapes. */
 const ScenarioEntry = z.strictObject({
@@ -61,22 +61,22 @@ export function loadScenario(path: string, catalog: Catalog): Scenario {
   return { source: path, keys: parsed.data.keys };
 }
 
-function applyEntry(app: FastifyInstance, tenantId: string, entry: ScenarioEntry): void {
+function applyEntry(deps: DomainContext, tenantId: string, entry: ScenarioEntry): void {
   // A changed entry replaces the faults an earlier version of it made; API-made ones stay.
-  app.store.faults.clear(tenantId, 'scenario');
-  for (const rule of entry.faults ?? []) addFault(app, tenantId, rule, 'scenario');
+  deps.store.faults.clear(tenantId, 'scenario');
+  for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
   for (const [recipeId, o] of Object.entries(entry.recipes ?? {})) {
-    app.store.admission.setOverride(tenantId, recipeId, { available: o.available, unavailableReason: o.unavailable_reason ?? null });
+    deps.store.admission.setOverride(tenantId, recipeId, { available: o.available, unavailableReason: o.unavailable_reason ?? null });
   }
   if (entry.budget) {
-    app.store.admission.setBudget(tenantId, {
+    deps.store.admission.setBudget(tenantId, {
       monthlySpendCapUsd: entry.budget.monthly_spend_cap_usd,
       monthToDateUsd: entry.budget.month_to_date_usd ?? 0,
     });
   }
   if (entry.clock) {
-    app.clock.set(tenantId, entry.clock.mode, entry.clock.scale);
-    if (entry.clock.advance_seconds !== undefined) app.clock.advance(tenantId, entry.clock.advance_seconds);
+    deps.clock.set(tenantId, entry.clock.mode, entry.clock.scale);
+    if (entry.clock.advance_seconds !== undefined) deps.clock.advance(tenantId, entry.clock.advance_seconds);
   }
 }
 
@@ -86,15 +86,15 @@ function applyEntry(app: FastifyInstance, tenantId: string, entry: ScenarioEntry
  * the clock its time), a changed entry is applied again. Reset forgets it, so the next start
  * applies the entry afresh. Answers the tenants it applied an entry to.
  */
-export function applyScenario(app: FastifyInstance, scenario: Scenario): string[] {
-  return app.store.write(() => {
+export function applyScenario(deps: DomainContext, scenario: Scenario): string[] {
+  return deps.store.write(() => {
     const applied: string[] = [];
     const keyOfTenant = new Map<string, string>();
     for (const [key, entry] of Object.entries(scenario.keys)) {
       const where = `${scenario.source}: ${entryPath(['keys', key])}`;
       let tenantId: string;
       try {
-        tenantId = registerKey(app, key).id;
+        tenantId = registerKey(deps, key).id;
       } catch (err) {
         if (err instanceof ApiError) throw new ScenarioError(`${where}: ${err.message}`);
         throw err;
@@ -103,9 +103,9 @@ export function applyScenario(app: FastifyInstance, scenario: Scenario): string[
       if (other !== undefined) throw new ScenarioError(`${where}: same tenant as ${entryPath(['keys', other])}; give each tenant one entry`);
       keyOfTenant.set(tenantId, key);
       const sha256 = canonicalSha256(entry);
-      if (app.store.scenarios.appliedSha256(tenantId) === sha256) continue;
-      applyEntry(app, tenantId, entry);
-      app.store.scenarios.recordApplied(tenantId, sha256, app.clock.wallNow());
+      if (deps.store.scenarios.appliedSha256(tenantId) === sha256) continue;
+      applyEntry(deps, tenantId, entry);
+      deps.store.scenarios.recordApplied(tenantId, sha256, deps.clock.wallNow());
       applied.push(tenantId);
     }
     return applied;

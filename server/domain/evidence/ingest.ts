@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { IngestEventsResult } from '../../../openapi/mock.js';
 import { RLEvent } from '../../../openapi/rl-evidence.js';
@@ -8,6 +7,7 @@ import type { WorkloadRow } from '../../../store/workloads.js';
 import { describeValidation } from '../../http/error-handler.js';
 import { rlEventInput } from '../workloads/materialise.js';
 import { RL_EVENT_PREFIX, rlEventLine } from '../../simulator/index.js';
+import type { DomainContext } from '../context.js';
 
 /**
  * POST /_mock/workloads/{id}/rl-events: application-reported events, taken in as the runner takes
@@ -88,7 +88,7 @@ const APPEND_REFUSALS = {
  * ones in order through the store's identity rules and bounds, and logs what the workload
  * printed. Call inside the request's write transaction.
  */
-export function ingestEvents(app: FastifyInstance, row: WorkloadRow, candidates: readonly Candidate[], target: IngestTarget): Result {
+export function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: readonly Candidate[], target: IngestTarget): Result {
   const mode = (JSON.parse(row.payload) as { rl?: { mode?: string } | null }).rl?.mode;
   const rejected: Rejection[] = [];
   const valid: Array<{ candidate: Candidate; input: RLEventInput }> = [];
@@ -117,8 +117,8 @@ export function ingestEvents(app: FastifyInstance, row: WorkloadRow, candidates:
     valid.push({ candidate: c, input: rlEventInput(target.stageId, target.generation, target.nowMs, parsed.data) });
   }
 
-  app.store.runtime.appendLogs(row.id, lines, app.config.maxLogBytesPerAttempt);
-  const outcomes = app.store.rlEvents.append(row.id, valid.map((v) => v.input), app.materialiser.bounds());
+  deps.store.runtime.appendLogs(row.id, lines, deps.config.maxLogBytesPerAttempt);
+  const outcomes = deps.store.rlEvents.append(row.id, valid.map((v) => v.input), deps.materialiser.bounds());
   const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
   outcomes.forEach((outcome, i) => {
     if (outcome !== 'changed' && outcome !== 'clash') return;
@@ -127,7 +127,7 @@ export function ingestEvents(app: FastifyInstance, row: WorkloadRow, candidates:
     reject(c, error, `${whereOf(c)}: ${message}`);
   });
 
-  const counters = app.store.rlEvents.counters(row.id);
+  const counters = deps.store.rlEvents.counters(row.id);
   return {
     workload_id: row.id,
     stage_id: target.stageId,

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import type { RecipeOverride } from '../../../store/admission.js';
 import type { CatalogRecipe } from '../catalog/index.js';
 import { ApiError } from '../errors.js';
+import type { DomainContext } from '../context.js';
 
 export interface Availability {
   available: boolean;
@@ -18,14 +18,14 @@ function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefi
   return recipe.available ? { available: true } : { available: false, reason: recipe.unavailable_reason };
 }
 
-export function recipeAvailability(app: FastifyInstance, tenantId: string, recipe: CatalogRecipe): Availability {
-  return availabilityOf(recipe, app.store.admission.overrides(tenantId).get(recipe.id));
+export function recipeAvailability(deps: DomainContext, tenantId: string, recipe: CatalogRecipe): Availability {
+  return availabilityOf(recipe, deps.store.admission.overrides(tenantId).get(recipe.id));
 }
 
 /** Every catalog recipe's availability for the tenant, in catalog order, from one read. */
-export function catalogAvailability(app: FastifyInstance, tenantId: string): Availability[] {
-  const overrides = app.store.admission.overrides(tenantId);
-  return app.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides.get(recipe.id)));
+export function catalogAvailability(deps: DomainContext, tenantId: string): Availability[] {
+  const overrides = deps.store.admission.overrides(tenantId);
+  return deps.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides.get(recipe.id)));
 }
 
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -36,13 +36,13 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * figure plus what ended workloads spent) − what running workloads spent − what they are still
  * expected to spend.
  */
-export function budgetRefusal(app: FastifyInstance, tenantId: string, estimatedCostUsd: number, nowMs: number): ApiError | undefined {
-  const budget = app.store.admission.budget(tenantId);
+export function budgetRefusal(deps: DomainContext, tenantId: string, estimatedCostUsd: number, nowMs: number): ApiError | undefined {
+  const budget = deps.store.admission.budget(tenantId);
   if (!budget) return undefined;
   // The headroom counts what running workloads have spent by now.
-  const use = app.store.write(() => {
-    app.materialiser.materialiseTenant(tenantId, nowMs);
-    return app.store.admission.usage(tenantId);
+  const use = deps.store.write(() => {
+    deps.materialiser.materialiseTenant(tenantId, nowMs);
+    return deps.store.admission.usage(tenantId);
   });
   const monthToDate = budget.monthToDateUsd + use.settledUsd;
   const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;

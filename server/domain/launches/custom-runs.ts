@@ -1,12 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { Requirements, WorkloadPayload } from '../../../openapi/workloads.js';
 import { budgetRefusal } from './admission.js';
 import { ApiError } from '../errors.js';
-import type { Admitted } from '../../http/idempotency.js';
+import type { Admitted } from './idempotency.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import type { RecipeSimulation, SimSpec } from '../../simulator/types.js';
 import { insertWorkload, newWorkloadId, submitResult } from '../workloads/rows.js';
+import type { DomainContext } from '../context.js';
 
 type Payload = z.infer<typeof WorkloadPayload>;
 
@@ -56,11 +56,11 @@ export function usdPerHour(p: Payload): number {
  * Environment ids a submission may name: the contract's list plus what this catalog serves, its
  * recipes' environments and its environment catalog (the newer SDK submits `gsm8k` itself).
  */
-export function knownEnvironmentIds(app: FastifyInstance): Set<string> {
+export function knownEnvironmentIds(deps: DomainContext): Set<string> {
   return new Set([
     ...CONTRACT_ENVIRONMENTS,
-    ...app.catalog.recipes.map((r) => r.environment_id),
-    ...app.catalog.environments.map((e) => e.id),
+    ...deps.catalog.recipes.map((r) => r.environment_id),
+    ...deps.catalog.environments.map((e) => e.id),
   ]);
 }
 
@@ -68,7 +68,7 @@ export function knownEnvironmentIds(app: FastifyInstance): Set<string> {
  * The submission rules the schema cannot express (wire-contract.md 3.1): a source, a strict `rl`
  * block whose `recipe` is server-owned, and no distributed training.
  */
-export function checkSubmission(app: FastifyInstance, p: Payload): void {
+export function checkSubmission(deps: DomainContext, p: Payload): void {
   if (!p.source && !(p.stages && p.stages.length > 0)) {
     throw new ApiError(400, 'missing_source', 'a workload needs a `source` (image and command) or at least one entry in `stages`');
   }
@@ -76,7 +76,7 @@ export function checkSubmission(app: FastifyInstance, p: Payload): void {
     if ('recipe' in p.rl) {
       throw new ApiError(400, 'invalid_rl', 'body.rl.recipe: server-owned; only managed launches (POST /v1/rl-runs) carry recipe provenance');
     }
-    if (!knownEnvironmentIds(app).has(p.rl.environment_id)) {
+    if (!knownEnvironmentIds(deps).has(p.rl.environment_id)) {
       throw new ApiError(400, 'invalid_rl', `body.rl.environment_id: "${p.rl.environment_id}" is not a known environment (custom, a contract environment or a catalog id)`);
     }
   }
@@ -118,13 +118,13 @@ function customSpec(p: Payload, workloadId: string, createdAtMs: number, seconds
  * Admits a custom-kind workload once its key is known to be new: POST /v1/workloads, and example
  * runs, which know their run length from the catalog (`runSeconds`).
  */
-export function admitCustomWorkload(app: FastifyInstance, tenantId: string, payload: Payload, nowMs: number, options: { runSeconds?: number } = {}): Admitted {
-  checkSubmission(app, payload);
+export function admitCustomWorkload(deps: DomainContext, tenantId: string, payload: Payload, nowMs: number, options: { runSeconds?: number } = {}): Admitted {
+  checkSubmission(deps, payload);
   const id = newWorkloadId();
   const spec = customSpec(payload, id, nowMs, Math.min(options.runSeconds ?? runSeconds(payload), MAX_CUSTOM_RUN_SECONDS));
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
-  const refusal = budgetRefusal(app, tenantId, estimatedCostUsd, nowMs);
+  const refusal = budgetRefusal(deps, tenantId, estimatedCostUsd, nowMs);
   if (refusal) throw refusal;
-  insertWorkload(app, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
+  insertWorkload(deps, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   return { status: 202, body: submitResult(id), workloadId: id };
 }

@@ -1,10 +1,10 @@
 import { posix } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import { admitCustomWorkload } from './custom-runs.js';
 import type { CatalogExample, RunnableEnvironment } from '../catalog/environments.js';
 import { ApiError, notFound } from '../errors.js';
-import type { Admitted } from '../../http/idempotency.js';
+import type { Admitted } from './idempotency.js';
+import type { DomainContext } from '../context.js';
 
 /**
  * Catalog example runs (wire-contract.md 2.6, 2.7): the server builds an ordinary workload from an
@@ -50,10 +50,10 @@ export function exampleWorkload(environment: RunnableEnvironment, example: Catal
 }
 
 /** The environment and example, or the 404 that says which of them is missing. */
-export function findExample(app: FastifyInstance, environmentId: string, exampleId: string) {
-  const environment = app.catalog.environment(environmentId);
+export function findExample(deps: DomainContext, environmentId: string, exampleId: string) {
+  const environment = deps.catalog.environment(environmentId);
   if (!environment) throw notFound(`environment ${environmentId}`);
-  const found = app.catalog.example(environmentId, exampleId);
+  const found = deps.catalog.example(environmentId, exampleId);
   if (!found) {
     throw environment.launch
       ? notFound(`example ${exampleId} of environment ${environmentId}`)
@@ -66,8 +66,8 @@ export function findExample(app: FastifyInstance, environmentId: string, example
  * The admission of POST .../examples/{example}/runs once its key is known to be new. The catalog
  * is read here, not before: a retry of an admitted run replays it even if the catalog changed.
  */
-export function admitExampleRun(app: FastifyInstance, tenantId: string, environmentId: string, exampleId: string, name: string | undefined, nowMs: number): Admitted {
-  const { environment, example } = findExample(app, environmentId, exampleId);
+export function admitExampleRun(deps: DomainContext, tenantId: string, environmentId: string, exampleId: string, name: string | undefined, nowMs: number): Admitted {
+  const { environment, example } = findExample(deps, environmentId, exampleId);
   const minutes = example.runtime_minutes;
-  return admitCustomWorkload(app, tenantId, exampleWorkload(environment, example, name), nowMs, minutes ? { runSeconds: minutes * 60 } : {});
+  return admitCustomWorkload(deps, tenantId, exampleWorkload(environment, example, name), nowMs, minutes ? { runSeconds: minutes * 60 } : {});
 }

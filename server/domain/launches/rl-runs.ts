@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { RLRecipePhase, RLRecipeRequest, RLRunPreview, RLRunRequest } from '../../../openapi/rl-recipes.js';
 import { budgetRefusal, recipeAvailability } from './admission.js';
@@ -11,6 +10,7 @@ import { estimateRun } from '../../simulator/estimate.js';
 import { gradingPlanSha256 } from '../../simulator/index.js';
 import type { RunMode, SimSpec } from '../../simulator/types.js';
 import { insertWorkload, newWorkloadId, submitResult, type NewWorkload } from '../workloads/rows.js';
+import type { DomainContext } from '../context.js';
 
 type Request = z.infer<typeof RLRecipeRequest>;
 type Phase = z.infer<typeof RLRecipePhase>;
@@ -114,16 +114,16 @@ function specFor(run: NormalisedRun, workloadId: string, createdAtMs: number): S
   };
 }
 
-function reviewSecret(app: FastifyInstance): Buffer {
-  return app.store.settings.secret(REVIEW_SECRET);
+function reviewSecret(deps: DomainContext): Buffer {
+  return deps.store.settings.secret(REVIEW_SECRET);
 }
 
 /** POST /v1/rl-runs/preview: what would run, what it would cost, and whether it may launch. */
-export function previewRun(app: FastifyInstance, tenantId: string, request: Request): Preview {
-  const run = normalise(app.catalog, request);
+export function previewRun(deps: DomainContext, tenantId: string, request: Request): Preview {
+  const run = normalise(deps.catalog, request);
   const { recipe, configuration: c } = run;
-  const nowMs = app.clock.nowMs(tenantId);
-  const availability = recipeAvailability(app, tenantId, recipe);
+  const nowMs = deps.clock.nowMs(tenantId);
+  const availability = recipeAvailability(deps, tenantId, recipe);
   const blocking: string[] = [];
   const reasons: string[] = [];
   if (c.mode === 'train' && c.evaluation_tasks < recipe.limits.comparison_tasks_min) {
@@ -144,7 +144,7 @@ export function previewRun(app: FastifyInstance, tenantId: string, request: Requ
     };
   } else {
     const e = estimateRun(specFor(run, 'preview', nowMs));
-    const refusal = budgetRefusal(app, tenantId, e.computeCostUsd.high, nowMs);
+    const refusal = budgetRefusal(deps, tenantId, e.computeCostUsd.high, nowMs);
     if (refusal) blocking.push(`budget_exceeded: ${refusal.message}`);
     estimate = {
       status: 'estimated',
@@ -154,7 +154,7 @@ export function previewRun(app: FastifyInstance, tenantId: string, request: Requ
       completion_seconds: e.completionSeconds,
       compute_cost_usd: e.computeCostUsd,
       estimator_version: 'nodus-mock-simulator-1',
-      catalog_version: app.catalog.version,
+      catalog_version: deps.catalog.version,
       provenance: 'simulated',
     };
   }
@@ -162,7 +162,7 @@ export function previewRun(app: FastifyInstance, tenantId: string, request: Requ
   return {
     recipe: Catalog.descriptor(recipe, availability.available, availability.reason),
     configuration: c,
-    review_token: launchable ? reviewToken(reviewSecret(app), tenantId, c, recipe) : '',
+    review_token: launchable ? reviewToken(reviewSecret(deps), tenantId, c, recipe) : '',
     phases: phasesFor(run),
     outputs: Catalog.outputsFor(recipe, c.mode),
     estimate,
@@ -212,27 +212,27 @@ function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, 
  * token against what was reviewed, check admission again, then store the workload.
  * `requestSha256` is the canonical SHA-256 of `body`.
  */
-export function admitLaunch(app: FastifyInstance, tenantId: string, body: z.infer<typeof RLRunRequest>, requestSha256: string, nowMs: number) {
+export function admitLaunch(deps: DomainContext, tenantId: string, body: z.infer<typeof RLRunRequest>, requestSha256: string, nowMs: number) {
   const { review_token: token, ...request } = body;
-  const run = normalise(app.catalog, request);
-  if (!sameToken(token, reviewToken(reviewSecret(app), tenantId, run.configuration, run.recipe))) {
+  const run = normalise(deps.catalog, request);
+  if (!sameToken(token, reviewToken(reviewSecret(deps), tenantId, run.configuration, run.recipe))) {
     throw new ApiError(
       409,
       'review_changed',
       'the configuration, the recipe or its runtime changed since this review token was issued; preview again and launch with the new review_token',
     );
   }
-  const availability = recipeAvailability(app, tenantId, run.recipe);
+  const availability = recipeAvailability(deps, tenantId, run.recipe);
   if (!availability.available) {
     throw new ApiError(503, 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
   }
   const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs);
-  const refusal = budgetRefusal(app, tenantId, workload.estimatedCostUsd, nowMs);
+  const refusal = budgetRefusal(deps, tenantId, workload.estimatedCostUsd, nowMs);
   if (refusal) throw refusal;
-  insertWorkload(app, tenantId, workload);
+  insertWorkload(deps, tenantId, workload);
   // Recipes with private grading admit a plan for revision 1; the materialiser fills its receipts.
   if (run.recipe.private_grading) {
-    app.store.grading.putPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
+    deps.store.grading.putPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
   }
   return { status: 202, body: submitResult(workload.id), workloadId: workload.id };
 }

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { WorkloadFreeze } from '../../../openapi/workloads.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { sha256Hex } from '../canonical.js';
@@ -8,6 +7,7 @@ import { ApiError } from '../errors.js';
 import { firstAfter, type RunContext } from './materialise.js';
 import { isTerminal, type IgnoredIntervention, type Intervention } from '../../simulator/types.js';
 import { currentWorkload } from './rows.js';
+import type { DomainContext } from '../context.js';
 
 /**
  * Freeze and resume (wire-contract.md 3.9). The simulator already plays them (simulator/
@@ -97,10 +97,10 @@ export function freezeView(row: WorkloadRow, ctx: RunContext): WorkloadFreeze | 
  * whether it applies; one it ignores (already frozen, nothing to resume, ended) stays recorded as
  * ignored, as any intervention the simulator cannot apply does, and is refused with 409.
  */
-export function requestFreezeChange(app: FastifyInstance, tenantId: string, workloadId: string, kind: Kind): WorkloadFreeze {
-  const outcome = app.store.write(() => {
-    const row = app.materialiser.intervene(currentWorkload(app, tenantId, workloadId), app.clock.nowMs(tenantId), kind);
-    const ctx = app.materialiser.context(row);
+export function requestFreezeChange(deps: DomainContext, tenantId: string, workloadId: string, kind: Kind): WorkloadFreeze {
+  const outcome = deps.store.write(() => {
+    const row = deps.materialiser.intervene(currentWorkload(deps, tenantId, workloadId), deps.clock.nowMs(tenantId), kind);
+    const ctx = deps.materialiser.context(row);
     const recorded = ctx.interventions[ctx.interventions.length - 1];
     const ignored = ctx.timeline.ignored.find((i) => i.intervention === recorded);
     if (ignored) {

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../../../openapi/rl-evidence.js';
 import type { EventBounds, RLEventInput } from '../../../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../../../store/workload-runtime.js';
@@ -6,6 +5,7 @@ import type { WorkloadRow } from '../../../store/workloads.js';
 import { rlEventLine, simulate, stateAt, type Timeline } from '../../simulator/index.js';
 import type { Intervention, SimRLEvent, SimReceipt, SimSpec, TimelineItem } from '../../simulator/types.js';
 import { FIRST_GENERATION } from './rows.js';
+import type { DomainContext } from '../context.js';
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
 
@@ -83,18 +83,18 @@ export function firstAfter(items: readonly TimelineItem[], t: number): number {
 export class Materialiser {
   private readonly cache = new Map<string, RunContext>();
 
-  constructor(private readonly app: FastifyInstance) {}
+  constructor(private readonly deps: Pick<DomainContext, 'store' | 'config'>) {}
 
   bounds(): EventBounds {
     return {
-      maxEvents: this.app.config.maxEventsPerWorkload,
-      maxBytes: this.app.config.maxEventBytesPerWorkload,
+      maxEvents: this.deps.config.maxEventsPerWorkload,
+      maxBytes: this.deps.config.maxEventBytesPerWorkload,
       maxEventBytes: RL_EVENT_MAX_ENCODED_BYTES,
     };
   }
 
   context(row: WorkloadRow): RunContext {
-    const rows = this.app.store.runtime.interventions(row.id);
+    const rows = this.deps.store.runtime.interventions(row.id);
     // Keyed by content, not by the last row id: SQLite reuses the id of a rolled-back insert.
     const key = `${row.id}:${rows.map((r) => `${r.seq},${r.atMs},${r.kind},${r.args}`).join(';')}`;
     const cached = this.cache.get(key);
@@ -112,7 +112,7 @@ export class Materialiser {
     if (row.settled || nowMs <= row.materialisedToMs) return row;
     const ctx = this.context(row);
     const { items } = ctx.timeline;
-    const store = this.app.store;
+    const store = this.deps.store;
     const from = firstAfter(items, row.materialisedToMs);
     const to = firstAfter(items, nowMs);
     const plan = ctx.spec.privateGrading ? store.grading.plan(row.id, 1) : undefined;
@@ -152,7 +152,7 @@ export class Materialiser {
       }
     }
     flush();
-    if (logs.length) store.runtime.appendLogs(row.id, logs, this.app.config.maxLogBytesPerAttempt);
+    if (logs.length) store.runtime.appendLogs(row.id, logs, this.deps.config.maxLogBytesPerAttempt);
     this.putReceipts(row.id, receipts);
 
     const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
@@ -178,7 +178,7 @@ export class Materialiser {
   private putReceipts(workloadId: string, items: readonly ReceiptItem[]): void {
     const latest = new Map<string, { atMs: number; receipt: SimReceipt }>();
     for (const { atMs, receipt } of items) latest.set(receipt.attempt_id, { atMs: latest.get(receipt.attempt_id)?.atMs ?? atMs, receipt });
-    for (const [attemptId, r] of latest) this.app.store.grading.putReceipt(workloadId, 1, attemptId, r.atMs, r.receipt);
+    for (const [attemptId, r] of latest) this.deps.store.grading.putReceipt(workloadId, 1, attemptId, r.atMs, r.receipt);
   }
 
   /**
@@ -203,13 +203,13 @@ export class Materialiser {
     const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover' && !ignored.has(i));
     const cause = recoveries[generation - FIRST_GENERATION - 1];
     if (!cause || cause.replayLast <= 0) return;
-    const previous = this.app.store.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
-    this.app.store.runtime.appendLogs(
+    const previous = this.deps.store.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
+    this.deps.store.runtime.appendLogs(
       workloadId,
       previous.map((e) => ({ stageId: e.stageId, generation, atMs, line: rlEventLine(JSON.parse(e.event)) })),
-      this.app.config.maxLogBytesPerAttempt,
+      this.deps.config.maxLogBytesPerAttempt,
     );
-    this.app.store.rlEvents.append(
+    this.deps.store.rlEvents.append(
       workloadId,
       previous.map((e) => ({ ...e, generation, receivedAtMs: atMs })),
       this.bounds(),
@@ -223,12 +223,12 @@ export class Materialiser {
   intervene(row: WorkloadRow, nowMs: number, kind: string, args: object = {}): WorkloadRow {
     const current = this.materialise(row, nowMs);
     const atMs = Math.max(nowMs, current.materialisedToMs) + 1;
-    this.app.store.runtime.addIntervention(row.id, atMs, kind, args);
+    this.deps.store.runtime.addIntervention(row.id, atMs, kind, args);
     return this.materialise(current, atMs);
   }
 
   /** Every workload of the tenant that may still change, brought up to `nowMs`. */
   materialiseTenant(tenantId: string, nowMs: number): void {
-    for (const row of this.app.store.workloads.unsettled(tenantId)) this.materialise(row, nowMs);
+    for (const row of this.deps.store.workloads.unsettled(tenantId)) this.materialise(row, nowMs);
   }
 }

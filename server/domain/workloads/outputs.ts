@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { canonicalJson, sha256Hex } from '../canonical.js';
 import { simulatedOutputs } from '../../simulator/index.js';
+import type { DomainContext } from '../context.js';
 
 export interface WorkloadOutput {
   name: string;
@@ -36,11 +36,11 @@ function declaredOutputs(row: WorkloadRow): { name: string; stageId: string; con
 }
 
 /** What a completed workload publishes (outputs exist only for completed stages). */
-export function workloadOutputs(app: FastifyInstance, row: WorkloadRow): WorkloadOutput[] {
+export function workloadOutputs(deps: DomainContext, row: WorkloadRow): WorkloadOutput[] {
   if (row.status !== 'completed') return [];
   const cached = cache.get(row.id);
   if (cached) return cached;
-  const ctx = app.materialiser.context(row);
+  const ctx = deps.materialiser.context(row);
   const files = row.kind === 'recipe' ? simulatedOutputs(ctx.spec, ctx.interventions, ctx.timeline) : declaredOutputs(row);
   const outputs = files.map((f) => ({ ...f, sha256: sha256Hex(f.content) }));
   if (cache.size >= 64) cache.delete(cache.keys().next().value!);

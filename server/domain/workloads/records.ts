@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import type { Artifact, CustomerLedgerEntry, RoutingPlacement, Settlement } from '../../../openapi/workloads.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { sha256Hex } from '../canonical.js';
@@ -9,6 +8,7 @@ import { workloadOutputs } from './outputs.js';
 import { spendsAt } from '../../simulator/index.js';
 import { isTerminal } from '../../simulator/types.js';
 import { routeSummary } from '../../http/views/workload.js';
+import type { DomainContext } from '../context.js';
 
 /**
  * The records a workload accumulates besides its events, all read from its timeline up to its
@@ -130,7 +130,7 @@ function placementSpans(row: WorkloadRow, ctx: RunContext): Span[] {
  * one interrupted and superseded. A freeze keeps its generation, so it adds none; the placement's
  * actual hours leave out the frozen span. Actual costs add up to spend_usd.
  */
-export function routing(app: FastifyInstance, row: WorkloadRow, ctx: RunContext): RoutingPlacement[] {
+export function routing(deps: DomainContext, row: WorkloadRow, ctx: RunContext): RoutingPlacement[] {
   const { spec } = ctx;
   const spans = placementSpans(row, ctx);
   if (spans.length === 0) return [];
@@ -139,7 +139,7 @@ export function routing(app: FastifyInstance, row: WorkloadRow, ctx: RunContext)
   const saved = checkpoints(row, ctx);
   const endMs = spendEndMs(row, ctx);
   const spent = spendsAt(spec, ctx.timeline, [...spans.map((s) => s.fromMs), endMs]).map(micros);
-  const outputBytes = workloadOutputs(app, row).reduce((sum, o) => sum + o.content.length, 0);
+  const outputBytes = workloadOutputs(deps, row).reduce((sum, o) => sum + o.content.length, 0);
   return spans.map((s, k): RoutingPlacement => {
     const cost = (spent[k + 1] - spent[k]) / 1e6;
     const own = saved.filter((c) => c.generation === s.generation);

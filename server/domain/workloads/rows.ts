@@ -1,8 +1,8 @@
 import { customAlphabet } from 'nanoid';
-import type { FastifyInstance } from 'fastify';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { notFound } from '../errors.js';
 import type { SimSpec } from '../../simulator/types.js';
+import type { DomainContext } from '../context.js';
 
 /** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
 export const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
@@ -35,8 +35,8 @@ export interface NewWorkload {
 }
 
 /** Stores an admitted workload in `accepted`; call inside the admitting transaction. */
-export function insertWorkload(app: FastifyInstance, tenantId: string, w: NewWorkload): void {
-  app.store.workloads.insert({
+export function insertWorkload(deps: DomainContext, tenantId: string, w: NewWorkload): void {
+  deps.store.workloads.insert({
     id: w.id,
     tenantId,
     kind: w.kind,
@@ -62,8 +62,8 @@ export const submitResult = (id: string) => ({ id, workload_id: id, status: 'acc
  * The tenant's workload, materialised up to its virtual now, or 404: a malformed id, a missing
  * one and another tenant's all read the same. Call inside a write transaction.
  */
-export function currentWorkload(app: FastifyInstance, tenantId: string, id: string): WorkloadRow {
-  const row = WORKLOAD_ID_PATTERN.test(id) ? app.store.workloads.get(tenantId, id) : undefined;
+export function currentWorkload(deps: DomainContext, tenantId: string, id: string): WorkloadRow {
+  const row = WORKLOAD_ID_PATTERN.test(id) ? deps.store.workloads.get(tenantId, id) : undefined;
   if (!row) throw notFound(`workload ${id}`);
-  return app.materialiser.materialise(row, app.clock.nowMs(tenantId));
+  return deps.materialiser.materialise(row, deps.clock.nowMs(tenantId));
 }

@@ -1,0 +1,14 @@
+import type { Store } from '../../store/index.js';
+import type { Config } from '../config.js';
+import type { Catalog } from './catalog/index.js';
+import type { VirtualClock } from './clock.js';
+import type { Materialiser } from './workloads/materialise.js';
+
+/** What every domain operation works with; built once by createServices (services.ts). */
+export interface DomainContext {
+  readonly config: Config;
+  readonly store: Store;
+  readonly clock: VirtualClock;
+  readonly catalog: Catalog;
+  readonly materialiser: Materialiser;
+}

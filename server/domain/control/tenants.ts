@@ -1,0 +1,32 @@
+import { createHash } from 'node:crypto';
+import { OPEN_MODE_KEY_PREFIX } from '../../config.js';
+import type { DomainContext } from '../context.js';
+import { ApiError } from '../errors.js';
+
+export interface Tenant {
+  id: string;
+  keyId: string;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
+
+/**
+ * Tenants come from keys (design decision 2). Open mode takes any `nk_test_` key and makes it its
+ * own tenant on first use; strict mode takes only the configured keys. Registers the key (and its
+ * tenant) when new; throws a 401 ApiError for a key this server does not accept. Scenario files
+ * register their keys through this too.
+ */
+export function registerKey(deps: DomainContext, key: string): Tenant {
+  const entry = deps.config.keys?.find((k) => k.key === key);
+  if (deps.config.keys && !entry) throw unauthorized('this API key is not configured on this server');
+  if (!deps.config.keys && !key.startsWith(OPEN_MODE_KEY_PREFIX)) {
+    throw unauthorized(`API keys on this mock start with ${OPEN_MODE_KEY_PREFIX}`);
+  }
+  const hash = sha256(key);
+  const tenantId = entry?.tenant ?? `tn_${hash.slice(0, 20)}`;
+  const registered = deps.store.tenants.register(hash, `key_${hash.slice(0, 16)}`, tenantId, deps.clock.wallNow());
+  return { id: registered.tenantId, keyId: registered.keyId };
+}
+

@@ -1,0 +1,43 @@
+import type { Store } from '../../store/index.js';
+import type { Config } from '../config.js';
+import type { Catalog } from './catalog/index.js';
+import { VirtualClock } from './clock.js';
+import type { DomainContext } from './context.js';
+import { createControlService } from './control/service.js';
+import { createEvidenceService } from './evidence/service.js';
+import { createLaunchService } from './launches/service.js';
+import { Materialiser } from './workloads/materialise.js';
+import { createWorkloadService } from './workloads/service.js';
+
+export interface ServiceOptions {
+  config: Config;
+  store: Store;
+  catalog: Catalog;
+  /** Wall clock behind realtime virtual time; tests may replace it. */
+  wallNow?: () => number;
+}
+
+/**
+ * Every domain service, built once over one store, clock and catalog. Services own their
+ * transactions: a route calls one method and presents what it answers. Nothing here knows HTTP,
+ * so domain tests build this over `:memory:` without a server.
+ */
+export function createServices(options: ServiceOptions) {
+  const { config, store, catalog } = options;
+  const context: DomainContext = {
+    config,
+    store,
+    catalog,
+    clock: new VirtualClock(store, config, options.wallNow),
+    materialiser: new Materialiser({ store, config }),
+  };
+  return {
+    context,
+    workloads: createWorkloadService(context),
+    launches: createLaunchService(context),
+    evidence: createEvidenceService(context),
+    control: createControlService(context),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
