@@ -16,7 +16,7 @@ import { derivedReceipts } from '../../server/domain/evidence/grading.js';
 import { ingestEvents, jsonCandidates, textCandidates, type Candidate } from '../../server/domain/evidence/ingest.js';
 import { gradingPlanSha256, type SimSpec } from '../../server/simulator/index.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
-import { WorkloadParams } from '../v1/workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 type IngestJson = z.infer<typeof IngestEventsRequest>;
 

@@ -6,7 +6,7 @@ import type { WorkloadRow } from '../../store/workloads.js';
 import { ApiError } from '../../server/domain/errors.js';
 import { isTerminal } from '../../server/simulator/types.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
-import { WorkloadParams } from '../v1/workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 function result(app: FastifyInstance, row: WorkloadRow) {
   const counters = app.store.rlEvents.counters(row.id);

@@ -5,7 +5,7 @@ import { Output } from '../../openapi/workloads.js';
 import { ApiError, notFound } from '../../server/domain/errors.js';
 import { workloadOutputs } from '../../server/domain/workloads/outputs.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
-import { WorkloadParams } from './workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 /** The SDK's rule for output names, minus the names that would escape a folder. */
 const OUTPUT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/;

@@ -8,7 +8,7 @@ import { CURSOR_SECRET, mintCursor, readCursor } from '../../server/domain/evide
 import { ApiError } from '../../server/domain/errors.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
 import type { RLEventRow } from '../../store/rl-events.js';
-import { WorkloadParams } from './workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 const PageQuery = z.object({
   after: z.string().max(64).optional().describe('opaque cursor from a previous page; omit to start at the beginning'),

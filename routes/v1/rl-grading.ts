@@ -5,7 +5,7 @@ import { queryInteger } from '../../openapi/primitives.js';
 import { RLGradingResults, type RLGradingReceipt } from '../../openapi/rl-evidence.js';
 import { ApiError, notFound } from '../../server/domain/errors.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
-import { WorkloadParams } from './workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 /** `revision` alone, once: a repeated one, a missing one or any other parameter is refused. */
 const GradingQuery = z.strictObject({ revision: queryInteger(1, 2147483647) });

@@ -3,7 +3,7 @@ import { errorResponses } from '../../openapi/common.js';
 import { RLSummary } from '../../openapi/rl-evidence.js';
 import { summarise } from '../../server/domain/evidence/summary.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
-import { WorkloadParams } from './workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 export default (async function rlSummaryRoutes(app) {
   app.get('/workloads/:id/rl-summary', {

@@ -4,7 +4,7 @@ import { WorkloadFreeze } from '../../openapi/workloads.js';
 import { ApiError } from '../../server/domain/errors.js';
 import { freezeView, requestFreezeChange } from '../../server/domain/workloads/freeze.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
-import { WorkloadParams } from './workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 // The contract declares no request body for these POSTs; the SDK sends `{}`. Any JSON body, or
 // none, is accepted and ignored.

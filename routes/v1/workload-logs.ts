@@ -6,7 +6,7 @@ import { sha256Hex } from '../../server/domain/canonical.js';
 import { mintCursor, readCursor } from '../../server/domain/evidence/cursors.js';
 import { ApiError } from '../../server/domain/errors.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
-import { WorkloadParams } from './workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 /** Lines per live page: a page stays well under a megabyte even when events carry traces. */
 const LIVE_PAGE_LINES = 500;

@@ -4,7 +4,7 @@ import { errorResponses } from '../../openapi/common.js';
 import { Artifact, CustomerLedgerEntry, RoutingPlacement, Settlement } from '../../openapi/workloads.js';
 import { artifacts, ledger, routing } from '../../server/domain/workloads/records.js';
 import { currentWorkload } from '../../server/domain/workloads/rows.js';
-import { WorkloadParams } from './workloads.js';
+import { WorkloadParams } from '../../openapi/params.js';
 
 export default (async function workloadRecordRoutes(app) {
   app.get('/workloads/:id/artifacts', {

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
+import { WorkloadParams } from '../../openapi/params.js';
 import { SubmitResult, Workload, WorkloadEvent, WorkloadListItem, WorkloadPayload } from '../../openapi/workloads.js';
 import { isoTime } from '../../server/domain/clock.js';
 import { answerIdempotently, keyBeforeBody, requireIdempotencyKey } from '../../server/http/idempotency.js';
 import { listItemView, workloadView } from '../../server/http/views/workload.js';
 
-export const WorkloadParams = z.object({ id: z.string().min(1).max(128) });
 
 /** Where the SDK's remedy table has a code for a field, the 400 carries it. */
 const SUBMIT_VALIDATION_CODES = {
