@@ -1,0 +1,47 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import t from 'tap';
+import { packageRoot } from '../../server/boot/package-info.js';
+
+/** Every TypeScript source of the shipped code, as paths from the package root. */
+function sources(dir: string): string[] {
+  return readdirSync(join(packageRoot(), dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const SHIPPED = [...sources('server'), ...sources('routes'), ...sources('store'), ...sources('openapi'), 'index.ts'];
+const text = (path: string) => readFileSync(join(packageRoot(), path), 'utf8');
+const under = (path: string, ...folders: string[]) => folders.some((f) => path.startsWith(`${f}/`));
+
+t.test('only routes/, server/http/ and the composition import Fastify', async (t) => {
+  const composition = new Set(['server/app.ts']);
+  for (const path of SHIPPED) {
+    if (under(path, 'routes', 'server/http') || composition.has(path)) continue;
+    t.notMatch(text(path), /from '(fastify|@fastify\/[^']+|fastify-[^']+)'/, `${path} imports no Fastify`);
+  }
+});
+
+t.test('SQL is spoken in store/ only', async (t) => {
+  for (const path of SHIPPED) {
+    if (under(path, 'store')) continue;
+    t.notMatch(text(path), /\.(prepare|pragma)\(|\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/, `${path} holds no SQL`);
+  }
+});
+
+t.test('no hook decides by the URL which surface a request is on', async (t) => {
+  for (const path of SHIPPED.filter((p) => under(p, 'server/http'))) {
+    t.notMatch(text(path), /url\.startsWith\(|['"`]\/(v1|_mock)\b/, `${path} tests no URL prefix`);
+  }
+});
+
+t.test('the domain imports nothing of the HTTP layer or the routes', async (t) => {
+  for (const path of SHIPPED.filter((p) => under(p, 'server/domain', 'server/simulator', 'store', 'openapi'))) {
+    for (const [, spec] of text(path).matchAll(/from '(\.[^']+)'/g)) {
+      const target = relative(packageRoot(), join(packageRoot(), path, '..', spec));
+      t.notOk(under(target, 'server/http', 'routes'), `${path} → ${target}`);
+    }
+  }
+});
