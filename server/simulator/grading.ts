@@ -1,6 +1,6 @@
 import type { PlannedAttempt } from './plan.js';
 import { digestParts, sha256Hex } from './random.js';
-import type { SimReceipt, SimSpec } from './types.js';
+import type { Settlement, SimReceipt, SimSpec } from './types.js';
 
 /**
  * Private grading receipts. Each final-evaluation attempt of a privately graded run is submitted
@@ -30,10 +30,6 @@ export function pendingReceipt(spec: SimSpec, planSha: string, a: Pick<PlannedAt
     cleanup_complete: false,
   };
 }
-
-export type Settlement =
-  | { state: 'completed'; reward: number }
-  | { state: 'infrastructure_failure'; code: NonNullable<SimReceipt['infrastructure_code']> };
 
 /** A pending receipt settled: `reward` only when completed, `infrastructure_code` only on failure. */
 export function settledReceipt(pending: SimReceipt, settlement: Settlement): SimReceipt {

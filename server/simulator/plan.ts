@@ -2,8 +2,7 @@ import { JITTER, nominalPlan } from './estimate.js';
 import { passProbability, stepMetrics } from './learning.js';
 import { rngFor } from './random.js';
 import { ERROR_MESSAGES, attemptTrace, heldOutTaskId, tasksetPrefix, trainTaskId, type AttemptTrace, type Outcome } from './tasks.js';
-import type { Settlement } from './grading.js';
-import type { RLPhase, SimSpec } from './types.js';
+import type { RLPhase, Settlement, SimSpec } from './types.js';
 
 /**
  * The uninterrupted run, decided from the spec alone: when each status begins, each phase's
