@@ -51,7 +51,6 @@ export function createAdmissionStore(db: Db, cache: TenantCache) {
       return cache.read(tenantId, 'overrides', () => new Map(overrides.all(tenantId).map((row) => [row.recipe_id, toOverride(row)])));
     },
     setOverride(tenantId: string, recipeId: string, o: RecipeOverride): void {
-      cache.drop(tenantId);
       setOverride.run(tenantId, recipeId, o.available ? 1 : 0, o.unavailableReason);
     },
     budget(tenantId: string): Budget | undefined {
@@ -59,11 +58,9 @@ export function createAdmissionStore(db: Db, cache: TenantCache) {
       return cache.read(tenantId, 'budget', () => getBudget.get(tenantId) ?? null) ?? undefined;
     },
     setBudget(tenantId: string, b: Budget): void {
-      cache.drop(tenantId);
       setBudget.run(tenantId, b.monthlySpendCapUsd, b.monthToDateUsd);
     },
     deleteBudget(tenantId: string): void {
-      cache.drop(tenantId);
       deleteBudget.run(tenantId);
     },
     usage(tenantId: string): BudgetUsage {

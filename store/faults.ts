@@ -35,11 +35,10 @@ export function createFaultStore(db: Db, cache: TenantCache) {
   const remove = db.prepare('DELETE FROM faults WHERE tenant_id = ? AND id = ?');
   const clear = db.prepare('DELETE FROM faults WHERE tenant_id = ?');
   const clearSource = db.prepare('DELETE FROM faults WHERE tenant_id = ? AND source = ?');
-  const see = db.prepare('UPDATE faults SET seen = seen + 1 WHERE seq = ?');
-  const apply = db.prepare('UPDATE faults SET applied = applied + 1 WHERE seq = ?');
+  const see = db.prepare('UPDATE faults SET seen = seen + 1 WHERE seq = ? AND tenant_id = ?');
+  const apply = db.prepare('UPDATE faults SET applied = applied + 1 WHERE seq = ? AND tenant_id = ?');
   return {
     insert(row: NewFault): void {
-      cache.drop(row.tenantId);
       insert.run(row);
     },
     get(tenantId: string, id: string): FaultRow | undefined {
@@ -54,19 +53,19 @@ export function createFaultStore(db: Db, cache: TenantCache) {
       return cache.read(tenantId, 'faults', () => live.all(tenantId));
     },
     delete(tenantId: string, id: string): boolean {
-      cache.drop(tenantId);
       return remove.run(tenantId, id).changes > 0;
     },
     /** Removes the tenant's rules, or only those from one source. */
     clear(tenantId: string, source?: FaultSource): number {
-      cache.drop(tenantId);
       return (source ? clearSource.run(tenantId, source) : clear.run(tenantId)).changes;
     },
-    /** Counts one matching request against each of the tenant's rules in `seen`, and one application of `applied`. */
+    /**
+     * Counts one matching request against each of the tenant's rules in `seen`, and one
+     * application of `applied`; a seq of another tenant's rule counts nothing.
+     */
     count(tenantId: string, seen: readonly number[], applied: number | undefined): void {
-      cache.drop(tenantId);
-      for (const seq of seen) see.run(seq);
-      if (applied !== undefined) apply.run(applied);
+      for (const seq of seen) see.run(seq, tenantId);
+      if (applied !== undefined) apply.run(applied, tenantId);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import type { TenantCache } from './tenant-cache.js';
+import { idempotencyEntry, type TenantCache } from './tenant-cache.js';
 
 export interface IdempotencyRecord {
   fingerprint: string;
@@ -20,14 +20,12 @@ export function createIdempotencyStore(db: Db, cache: TenantCache) {
        (tenant_id, scope, key, fingerprint, status, body, workload_id, created_at_ms, expires_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const cached = (scope: string, key: string) => `idempotency ${scope}\n${key}` as const;
   return {
     find(tenantId: string, scope: string, key: string): IdempotencyRecord | undefined {
-      return cache.read(tenantId, cached(scope, key), () => find.get(tenantId, scope, key));
+      return cache.read(tenantId, idempotencyEntry(scope, key), () => find.get(tenantId, scope, key));
     },
     /** Replaces an expired record under the same key. */
     save(tenantId: string, scope: string, key: string, r: IdempotencyRecord): void {
-      cache.forget(tenantId, cached(scope, key));
       save.run(tenantId, scope, key, r.fingerprint, r.status, r.body, r.workloadId, r.createdAtMs, r.expiresAtMs);
     },
   };

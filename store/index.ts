@@ -77,7 +77,7 @@ function createStore(db: Db) {
     faults: createFaultStore(db, cache),
     journal: createJournalStore(db),
     scenarios: createScenarioStateStore(db),
-    reset: createResetStore(db, cache),
+    reset: createResetStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
       return inTransaction.immediate(fn) as T;

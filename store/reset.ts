@@ -1,5 +1,4 @@
 import type { Db } from './db.js';
-import type { TenantCache } from './tenant-cache.js';
 
 /**
  * Every table a tenant owns rows of, by `tenant_id`. Tables keyed by `workload_id` are emptied by
@@ -23,12 +22,11 @@ export const KEPT_BY_RESET: Record<string, string> = {
 
 export type ResetCounts = Record<(typeof TENANT_TABLES)[number], number>;
 
-export function createResetStore(db: Db, cache: TenantCache) {
+export function createResetStore(db: Db) {
   const deletes = TENANT_TABLES.map((table) => [table, db.prepare(`DELETE FROM ${table} WHERE tenant_id = ?`)] as const);
   return {
     /** Deletes the tenant's rows everywhere; answers the rows deleted per table (cascades not counted). */
     deleteTenantData(tenantId: string): ResetCounts {
-      cache.drop(tenantId);
       return Object.fromEntries(deletes.map(([table, statement]) => [table, statement.run(tenantId).changes])) as ResetCounts;
     },
   };

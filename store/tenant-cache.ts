@@ -1,10 +1,27 @@
 import type { Db } from './db.js';
 
+type Spec = { table: string; tenant: string; by?: readonly string[] };
+
 /**
- * A tenant's rows that nearly every /v1 request reads and only /_mock calls change, and the
- * committed idempotency records that retries of one key read again and again.
+ * What is cached, and the table each is read from. `tenant` is the column naming the row's tenant;
+ * `by`, the columns naming one entry among the tenant's many (its name is then the kind, a space
+ * and their values joined by newlines, as `idempotencyEntry` builds it). Every change to a row of
+ * these tables forgets the entry it feeds, by the triggers made below: a store function that
+ * writes one needs nothing of its own, and none can forget to. test/store/tenant-cache.test.ts
+ * fails when a kind has no case there or a store function writing its table is not exercised.
  */
-export type CachedRows = 'clock' | 'faults' | 'overrides' | 'budget' | `idempotency ${string}`;
+export const CACHED = {
+  clock: { table: 'tenants', tenant: 'id' },
+  faults: { table: 'faults', tenant: 'tenant_id' },
+  overrides: { table: 'recipe_overrides', tenant: 'tenant_id' },
+  budget: { table: 'budgets', tenant: 'tenant_id' },
+  idempotency: { table: 'idempotency_keys', tenant: 'tenant_id', by: ['scope', 'key'] },
+} as const satisfies Record<string, Spec>;
+
+type Kind = keyof typeof CACHED;
+export type CachedRows = Exclude<Kind, 'idempotency'> | ReturnType<typeof idempotencyEntry>;
+
+export const idempotencyEntry = (scope: string, key: string) => `idempotency ${scope}\n${key}` as const;
 
 /** Tenants remembered at most; a test run makes a tenant per key, so the map must not grow forever. */
 const MAX_TENANTS = 10_000;
@@ -12,20 +29,52 @@ const MAX_TENANTS = 10_000;
 const MAX_ENTRIES = 1_000;
 
 /**
+ * The TEMP triggers of one kind's table. `row` (NEW or OLD) names the entry a row feeds; an UPDATE
+ * forgets the one it fed, and one that changes the naming columns also the one it feeds now.
+ */
+function triggers(kind: Kind): string {
+  const { table, tenant, by = [] }: Spec = CACHED[kind];
+  const entry = (row: string) => (by.length ? `'${kind} ' || ${by.map((c) => `${row}.${c}`).join(' || char(10) || ')}` : `'${kind}'`);
+  const forget = (name: string, change: string, row: string) =>
+    `CREATE TEMP TRIGGER tenant_cache_${kind}_${name} AFTER ${change} ON main.${table}
+       BEGIN SELECT tenant_cache_forget(${row}.${tenant}, ${entry(row)}); END;`;
+  return [
+    forget('insert', 'INSERT', 'NEW'),
+    forget('update', 'UPDATE', 'OLD'),
+    forget('move', `UPDATE OF ${[tenant, ...by].join(', ')}`, 'NEW'),
+    forget('delete', 'DELETE', 'OLD'),
+  ].join('\n');
+}
+
+/**
  * Reading a tenant's clock, live fault rules and recipe overrides cost a statement each, with
  * its file locks, on every request (bench/, profile of GET /v1/rl-recipes), yet tests change them
  * a few times per run; a replayed launch spent most of its store time in its one read of the
  * idempotency record. So they are kept in memory, under three rules: only a value read outside
  * any transaction is kept (inside one, the row may be this transaction's own write, which could
- * still roll back); a missing row (undefined) is never kept; and every store function that writes
- * one of these rows drops the entry (or all the tenant's entries) first. An entry present is
- * therefore the committed row, which no open transaction has written, so transactions read it
- * too (a launch read three of them inside its own). The server is the only writer of its file
- * (one process over one SQLite file), so no other change can go unseen. Cached values are
- * shared: callers must not mutate them.
+ * still roll back); a missing row (undefined) is never kept; and every change to one of these
+ * rows forgets its entry within the statement that makes it, before that statement returns. An
+ * entry present is therefore the committed row, which no open transaction has written, so
+ * transactions read it too (a launch read three of them inside its own); a transaction that rolls
+ * back leaves the entry forgotten, and the next read outside one keeps the committed row again.
+ *
+ * The forgetting is done by SQLite: a TEMP trigger per table and kind of change calls back into
+ * this map, so it covers whichever statement on this connection makes the change (a store function,
+ * a cascade, a test's own SQL) and no store function carries a call that could be left out. AFTER, not BEFORE: an
+ * INSERT OR IGNORE that inserts nothing (a new key of a known tenant) then costs nothing, and no
+ * JavaScript runs between a row's change and its trigger. The cost is one call per changed row
+ * of these tables; reads and every other table are untouched. TEMP triggers live with the
+ * connection, not in the file: a tool opening the file without this function is not affected.
+ *
+ * The server is the only writer of its file (one process over one SQLite file), so no other
+ * change can go unseen. Cached values are shared: callers must not mutate them.
  */
 export function createTenantCache(db: Db) {
   const tenants = new Map<string, Map<CachedRows, unknown>>();
+  db.function('tenant_cache_forget', (tenantId: string, rows: CachedRows) => {
+    tenants.get(tenantId)?.delete(rows);
+  });
+  db.exec((Object.keys(CACHED) as Kind[]).map(triggers).join('\n'));
   return {
     read<T>(tenantId: string, rows: CachedRows, load: () => T): T {
       let entries = tenants.get(tenantId);
@@ -38,14 +87,6 @@ export function createTenantCache(db: Db) {
       }
       entries.set(rows, value);
       return value;
-    },
-    /** Call before writing one cached row. */
-    forget(tenantId: string, rows: CachedRows): void {
-      tenants.get(tenantId)?.delete(rows);
-    },
-    /** Call before writing any of the tenant's cached rows. */
-    drop(tenantId: string): void {
-      tenants.delete(tenantId);
     },
   };
 }

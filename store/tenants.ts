@@ -47,7 +47,6 @@ export function createTenantStore(db: Db, cache: TenantCache) {
       });
     },
     setClock(tenantId: string, row: ClockRow): void {
-      cache.drop(tenantId);
       updateClock.run(row.mode, row.scale, row.anchorWallMs, row.anchorVirtualMs, tenantId);
     },
   };

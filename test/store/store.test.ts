@@ -83,3 +83,15 @@ t.test('writes queued in one turn commit together; one that throws undoes only i
   t.same(alone.map((o) => o.status), ['fulfilled', 'rejected'], 'the duplicate name fails its own write only');
   t.same(names(), [...before, 'a', 'c', 'd'].sort());
 });
+
+t.test("counting a fault request touches only the named tenant's rules", async (t) => {
+  const store = openStore(tempDbPath(t));
+  t.teardown(() => store.close());
+  for (const tenant of ['tn_a', 'tn_b']) {
+    store.tenants.register(`hash_${tenant}`, `key_${tenant}`, tenant, 1);
+    store.faults.insert({ id: `flt_${tenant}`, tenantId: tenant, method: null, path: '/v1/x', times: 1, after: 0, action: '{}', source: 'api', createdAtMs: 1 });
+  }
+  const other = store.faults.get('tn_b', 'flt_tn_b')!;
+  store.faults.count('tn_a', [other.seq], other.seq);
+  t.same(store.faults.get('tn_b', 'flt_tn_b'), other, "tn_b's rule is not counted by tn_a's request");
+});

@@ -1,0 +1,211 @@
+import t from 'tap';
+import Database from 'better-sqlite3';
+import { openStore, type Store } from '../../store/index.js';
+import { CACHED } from '../../store/tenant-cache.js';
+import { tempDbPath, type Teardown } from '../helpers/server.js';
+
+// Every statement prepared in this file's process, and those run, each by where it was prepared
+// and its SQL (two modules may prepare the same text): the completeness check below compares the
+// writes of cached tables that the store prepares with those the writers listed here run.
+// Wrapping prepare sees them without a hook in the store.
+const prepared = new Map<string, string>();
+const ran = new Set<string>();
+const prepare = Database.prototype.prepare;
+Database.prototype.prepare = function (this: Database.Database, sql: string) {
+  const statement = prepare.call(this, sql) as Database.Statement;
+  // Line 0 of the stack is its message, 1 this function, 2 the code that prepared the statement.
+  const site = `${new Error().stack!.split('\n')[2].trim()}: ${sql}`;
+  prepared.set(site, sql);
+  const run = statement.run;
+  statement.run = function (this: Database.Statement, ...args: unknown[]) {
+    ran.add(site);
+    return run.apply(this, args);
+  } as typeof run;
+  return statement;
+} as typeof prepare;
+
+type Kind = keyof typeof CACHED;
+const TN = 'tn_cache';
+const KEY = { hash: 'hash_cache', id: 'key_cache' };
+
+interface Writer {
+  /** Rows the write changes, made before the cached read; the kind's own setup unless given. */
+  setup?: (s: Store) => void;
+  write: (s: Store) => void;
+}
+interface Case {
+  read: (s: Store) => unknown;
+  setup: (s: Store) => void;
+  /** Every store function that writes the kind's table, each with a write that changes what `read` answers. */
+  writers: Record<string, Writer>;
+}
+
+const register = (s: Store) => s.tenants.register(KEY.hash, KEY.id, TN, 1_000);
+const fault = (s: Store, id: string, source: 'api' | 'scenario') =>
+  s.faults.insert({ id, tenantId: TN, method: null, path: '/v1/rl-runs', times: 2, after: 0, action: '{}', source, createdAtMs: 1 });
+const record = (body: string) => ({ fingerprint: 'f', status: 201, body, workloadId: null, createdAtMs: 1, expiresAtMs: 2 });
+const reset = { write: (s: Store) => s.reset.deleteTenantData(TN) };
+
+const CASES: Record<Kind, Case> = {
+  clock: {
+    read: (s) => s.tenants.clock(TN),
+    setup: register,
+    writers: {
+      'tenants.setClock': { write: (s) => s.tenants.setClock(TN, { mode: 'manual', scale: null, anchorWallMs: 5, anchorVirtualMs: 7 }) },
+      // Makes the tenant row: an unknown tenant's clock throws, and that is not kept either.
+      'tenants.register': { setup: () => {}, write: register },
+    },
+  },
+  faults: {
+    read: (s) => s.faults.live(TN),
+    setup: (s) => {
+      register(s);
+      fault(s, 'flt_api', 'api');
+      fault(s, 'flt_scenario', 'scenario');
+    },
+    writers: {
+      'faults.insert': { write: (s) => fault(s, 'flt_new', 'api') },
+      'faults.delete': { write: (s) => s.faults.delete(TN, 'flt_api') },
+      'faults.clear': { write: (s) => s.faults.clear(TN) },
+      'faults.clear of one source': { write: (s) => s.faults.clear(TN, 'scenario') },
+      'faults.count, seen only': { write: (s) => s.faults.count(TN, [s.faults.get(TN, 'flt_api')!.seq], undefined) },
+      'faults.count, applied': { write: (s) => s.faults.count(TN, [], s.faults.get(TN, 'flt_api')!.seq) },
+      'reset.deleteTenantData': reset,
+    },
+  },
+  overrides: {
+    read: (s) => s.admission.overrides(TN),
+    setup: (s) => {
+      register(s);
+      s.admission.setOverride(TN, 'rcp_a', { available: true, unavailableReason: null });
+    },
+    writers: {
+      'admission.setOverride': { write: (s) => s.admission.setOverride(TN, 'rcp_a', { available: false, unavailableReason: 'no' }) },
+      'reset.deleteTenantData': reset,
+    },
+  },
+  budget: {
+    read: (s) => s.admission.budget(TN),
+    setup: (s) => {
+      register(s);
+      s.admission.setBudget(TN, { monthlySpendCapUsd: 100, monthToDateUsd: 0 });
+    },
+    writers: {
+      'admission.setBudget': { write: (s) => s.admission.setBudget(TN, { monthlySpendCapUsd: 200, monthToDateUsd: 1 }) },
+      'admission.deleteBudget': { write: (s) => s.admission.deleteBudget(TN) },
+      'reset.deleteTenantData': reset,
+    },
+  },
+  idempotency: {
+    read: (s) => s.idempotency.find(TN, 'launch', 'k1'),
+    setup: (s) => {
+      register(s);
+      s.idempotency.save(TN, 'launch', 'k1', record('first'));
+    },
+    writers: {
+      'idempotency.save': { write: (s) => s.idempotency.save(TN, 'launch', 'k1', record('second')) },
+      'reset.deleteTenantData': reset,
+    },
+  },
+};
+
+/** A read's answer, or the message it threw (the clock of an unknown tenant). */
+const attempt = (read: () => unknown) => {
+  try {
+    return { value: read() };
+  } catch (err) {
+    return { threw: (err as Error).message };
+  }
+};
+
+/** What is committed: read by a second connection, whose cache is empty. */
+function committed(path: string, read: (s: Store) => unknown) {
+  const other = openStore(path);
+  try {
+    return attempt(() => read(other));
+  } finally {
+    other.close();
+  }
+}
+
+/**
+ * A store over a fresh file with `setup`'s rows, and `read`'s answer, which the store now keeps
+ * (`cached` says whether the second read was the very same value: not for a read that threw).
+ */
+function cachedStore(t: Teardown, read: (s: Store) => unknown, setup: (s: Store) => void) {
+  const path = tempDbPath(t);
+  const store = openStore(path);
+  t.teardown(() => store.close());
+  setup(store);
+  const before = attempt(() => read(store));
+  return { path, store, before, cached: 'value' in before && read(store) === before.value };
+}
+
+for (const [kind, c] of Object.entries(CASES) as [Kind, Case][]) {
+  for (const [name, w] of Object.entries(c.writers)) {
+    t.test(`${kind}: ${name} is read back after its commit`, async (t) => {
+      const { path, store, before, cached } = cachedStore(t, c.read, w.setup ?? c.setup);
+      t.equal(cached, 'value' in before, 'a value read is served from the cache');
+      store.write(() => w.write(store));
+      const after = committed(path, c.read);
+      t.notSame(after, before, 'the write changed the committed row');
+      t.same(attempt(() => c.read(store)), after, 'the next read answers the committed row');
+    });
+
+    t.test(`${kind}: ${name} rolled back leaves the committed row served`, async (t) => {
+      const { path, store, before, cached } = cachedStore(t, c.read, w.setup ?? c.setup);
+      t.equal(cached, 'value' in before, 'a value read is served from the cache');
+      t.throws(() =>
+        store.write(() => {
+          w.write(store);
+          t.notSame(attempt(() => c.read(store)), before, 'inside, the transaction reads its own write');
+          throw new Error('roll back');
+        }),
+      );
+      t.same(attempt(() => c.read(store)), before, 'after the rollback, the row before it');
+      t.same(committed(path, c.read), before, 'which is what is committed');
+    });
+  }
+}
+
+t.test('a write of one group commit that throws leaves the committed row served', async (t) => {
+  const { store, before, cached } = cachedStore(t, CASES.budget.read, CASES.budget.setup);
+  t.ok(cached);
+  const outcomes = await Promise.allSettled([
+    store.writeTogether(() => {
+      store.admission.setBudget(TN, { monthlySpendCapUsd: 300, monthToDateUsd: 0 });
+      throw new Error('refused');
+    }),
+    store.writeTogether(() => store.faults.clear(TN)),
+  ]);
+  t.same(outcomes.map((o) => o.status), ['rejected', 'fulfilled']);
+  t.same(attempt(() => CASES.budget.read(store)), before, 'the committed budget');
+});
+
+t.test('a change by any statement on the connection is seen, not only by store functions', async (t) => {
+  const { store, cached } = cachedStore(t, CASES.budget.read, CASES.budget.setup);
+  t.ok(cached);
+  store.db.prepare('UPDATE budgets SET month_to_date_usd = 42 WHERE tenant_id = ?').run(TN);
+  t.equal(store.admission.budget(TN)?.monthToDateUsd, 42);
+});
+
+t.test('a row moved to another tenant is seen by both', async (t) => {
+  const { store } = cachedStore(t, CASES.faults.read, CASES.faults.setup);
+  store.tenants.register('hash_other', 'key_other', 'tn_other', 1_000);
+  t.same(store.faults.live('tn_other'), [], 'kept: the other tenant has no rule');
+  store.db.prepare("UPDATE faults SET tenant_id = 'tn_other' WHERE id = 'flt_api'").run();
+  t.same(store.faults.live('tn_other').map((rule) => rule.id), ['flt_api']);
+  t.same(store.faults.live(TN).map((rule) => rule.id), ['flt_scenario']);
+});
+
+// Registered after the tests above, so it runs once they have all run their writers.
+t.test('every kind is covered, and every write of a cached table the store prepares is run by a writer above', async (t) => {
+  t.same(Object.keys(CASES).sort(), Object.keys(CACHED).sort(), 'a case per cached kind');
+  const cachedTables = new Set<string>(Object.values(CACHED).map((spec) => spec.table));
+  const writes = /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(\w+)/i;
+  const writesCached = [...prepared]
+    .filter(([site, sql]) => !site.includes('tenant-cache.test') && cachedTables.has(writes.exec(sql)?.[1] ?? ''))
+    .map(([site]) => site);
+  t.ok(writesCached.length >= 5, 'the store prepares writes of the cached tables');
+  t.same(writesCached.filter((site) => !ran.has(site)), [], 'none is left without a writer in CASES');
+});
