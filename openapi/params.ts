@@ -5,3 +5,7 @@ import { z } from 'zod';
  * are the whole contract of a request, validated before any of it reaches the domain.
  */
 export const WorkloadParams = z.object({ id: z.string().min(1).max(128) });
+
+/** GET /v1/workloads/{id}/outputs/{name}; the name's own rule is the domain's (it names the refusal). */
+export const OutputParams = WorkloadParams.extend({ name: z.string().min(1).max(256) });
+export const OutputQuery = z.object({ stage: z.string().max(128).optional(), member_id: z.string().max(128).optional() });
