@@ -63,7 +63,7 @@ export const submitResult = (id: string) => ({ id, workload_id: id, status: 'acc
  * one and another tenant's all read the same. Materialising writes, hence only withWorkload
  * calls it, inside the transaction it opens.
  */
-export function currentWorkload(deps: DomainContext, tenantId: string, id: string): WorkloadRow {
+function currentWorkload(deps: DomainContext, tenantId: string, id: string): WorkloadRow {
   const row = WORKLOAD_ID_PATTERN.test(id) ? deps.store.workloads.get(tenantId, id) : undefined;
   if (!row) throw notFound(`workload ${id}`);
   return deps.materialiser.materialise(row, deps.clock.nowMs(tenantId));
