@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
-import { WorkloadFreeze } from '../../openapi/workloads.js';
-import { ApiError } from '../../server/domain/errors.js';
-import { freezeView, requestFreezeChange } from '../../server/domain/workloads/freeze.js';
-import { currentWorkload } from '../../server/domain/workloads/rows.js';
 import { WorkloadParams } from '../../openapi/params.js';
+import { WorkloadFreeze } from '../../openapi/workloads.js';
 
 // The contract declares no request body for these POSTs; the SDK sends `{}`. Any JSON body, or
 // none, is accepted and ignored.
 export default (async function workloadFreezeRoutes(app) {
+  const { workloads } = app.services;
+
   app.post('/workloads/:id/freeze', {
     schema: {
       operationId: 'freezeWorkload',
@@ -17,7 +16,7 @@ export default (async function workloadFreezeRoutes(app) {
       params: WorkloadParams,
       response: { 202: WorkloadFreeze, ...errorResponses },
     },
-  }, async (request, reply) => reply.code(202).send(requestFreezeChange(app, request.tenant.id, request.params.id, 'freeze')));
+  }, async (request, reply) => reply.code(202).send(workloads.freeze(request.tenant.id, request.params.id)));
 
   app.get('/workloads/:id/freeze', {
     schema: {
@@ -27,13 +26,7 @@ export default (async function workloadFreezeRoutes(app) {
       params: WorkloadParams,
       response: { 200: WorkloadFreeze, ...errorResponses },
     },
-  }, async (request) =>
-    app.store.write(() => {
-      const row = currentWorkload(app, request.tenant.id, request.params.id);
-      const view = freezeView(row, app.materialiser.context(row));
-      if (!view) throw new ApiError(404, 'not_found', `workload ${row.id} was never frozen`);
-      return view;
-    }));
+  }, async (request) => workloads.freezeState(request.tenant.id, request.params.id));
 
   app.post('/workloads/:id/resume', {
     schema: {
@@ -43,5 +36,5 @@ export default (async function workloadFreezeRoutes(app) {
       params: WorkloadParams,
       response: { 202: WorkloadFreeze, ...errorResponses },
     },
-  }, async (request, reply) => reply.code(202).send(requestFreezeChange(app, request.tenant.id, request.params.id, 'resume')));
+  }, async (request, reply) => reply.code(202).send(workloads.resume(request.tenant.id, request.params.id)));
 }) satisfies FastifyPluginAsyncZod;

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
-import { Artifact, CustomerLedgerEntry, RoutingPlacement, Settlement } from '../../openapi/workloads.js';
-import { artifacts, ledger, routing } from '../../server/domain/workloads/records.js';
-import { currentWorkload } from '../../server/domain/workloads/rows.js';
 import { WorkloadParams } from '../../openapi/params.js';
+import { Artifact, CustomerLedgerEntry, RoutingPlacement, Settlement } from '../../openapi/workloads.js';
 
 export default (async function workloadRecordRoutes(app) {
+  const { workloads } = app.services;
+
   app.get('/workloads/:id/artifacts', {
     schema: {
       operationId: 'listWorkloadArtifacts',
@@ -15,11 +15,7 @@ export default (async function workloadRecordRoutes(app) {
       params: WorkloadParams,
       response: { 200: z.object({ artifacts: z.array(Artifact) }), ...errorResponses },
     },
-  }, async (request) =>
-    app.store.write(() => {
-      const row = currentWorkload(app, request.tenant.id, request.params.id);
-      return { artifacts: artifacts(row, app.materialiser.context(row)) };
-    }));
+  }, async (request) => ({ artifacts: workloads.artifacts(request.tenant.id, request.params.id) }));
 
   app.get('/workloads/:id/ledger', {
     schema: {
@@ -32,11 +28,7 @@ export default (async function workloadRecordRoutes(app) {
         ...errorResponses,
       },
     },
-  }, async (request) =>
-    app.store.write(() => {
-      const row = currentWorkload(app, request.tenant.id, request.params.id);
-      return { workload_id: row.id, ...ledger(row, app.materialiser.context(row)) };
-    }));
+  }, async (request) => workloads.ledger(request.tenant.id, request.params.id));
 
   app.get('/workloads/:id/routing', {
     schema: {
@@ -46,9 +38,5 @@ export default (async function workloadRecordRoutes(app) {
       params: WorkloadParams,
       response: { 200: z.object({ workload_id: z.string(), placements: z.array(RoutingPlacement) }), ...errorResponses },
     },
-  }, async (request) =>
-    app.store.write(() => {
-      const row = currentWorkload(app, request.tenant.id, request.params.id);
-      return { workload_id: row.id, placements: routing(app, row, app.materialiser.context(row)) };
-    }));
+  }, async (request) => workloads.routing(request.tenant.id, request.params.id));
 }) satisfies FastifyPluginAsyncZod;

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../errors.js';
 
 /**
  * RL event cursors (design decision 8): opaque, at most 64 characters, minted by the server for
@@ -9,6 +10,8 @@ const PREFIX = 'c1';
 
 /** The name of the server secret cursors are keyed by (server_settings). */
 export const CURSOR_SECRET = 'cursor';
+/** Log cursors have their own: an RL event cursor is not a log cursor, even for the same workload. */
+export const LOG_CURSOR_SECRET = 'log-cursor';
 const MAC_CHARS = 22;
 
 function mac(secret: Buffer, workloadId: string, seq: number): string {
@@ -20,7 +23,7 @@ export function mintCursor(secret: Buffer, workloadId: string, seq: number): str
 }
 
 /** The row position a cursor stands for, or undefined when this server did not mint it for this workload. */
-export function readCursor(secret: Buffer, workloadId: string, cursor: string): number | undefined {
+function readCursor(secret: Buffer, workloadId: string, cursor: string): number | undefined {
   if (cursor.length > 64) return undefined;
   const parts = cursor.split('.');
   if (parts.length !== 3 || parts[0] !== PREFIX || !/^[0-9a-z]{1,11}$/.test(parts[1])) return undefined;
@@ -29,4 +32,15 @@ export function readCursor(secret: Buffer, workloadId: string, cursor: string): 
   const expected = Buffer.from(mac(secret, workloadId, seq));
   const given = Buffer.from(parts[2]);
   return given.length === expected.length && timingSafeEqual(given, expected) ? seq : undefined;
+}
+
+/**
+ * Where a page after `after` starts: the beginning when it is empty or absent, else the position
+ * of a cursor minted for this workload, else 400 invalid_cursor naming `issuedFor`.
+ */
+export function positionAfter(secret: Buffer, workloadId: string, after: string | undefined, issuedFor: string): number {
+  if (!after) return 0;
+  const seq = readCursor(secret, workloadId, after);
+  if (seq === undefined) throw new ApiError(400, 'invalid_cursor', `query.after: not a cursor this server issued for ${issuedFor}; pass next_cursor unchanged`);
+  return seq;
 }

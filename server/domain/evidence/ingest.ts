@@ -1,13 +1,14 @@
 import type { z } from 'zod';
-import type { IngestEventsResult } from '../../../openapi/mock.js';
+import type { IngestEventsQuery, IngestEventsRequest, IngestEventsResult } from '../../../openapi/mock.js';
 import { RLEvent } from '../../../openapi/rl-evidence.js';
 import type { RLEventInput } from '../../../store/rl-events.js';
 import type { LogInput } from '../../../store/workload-runtime.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { describeValidation } from '../../http/error-handler.js';
 import { rlEventInput } from '../workloads/materialise.js';
-import { RL_EVENT_PREFIX, rlEventLine } from '../../simulator/index.js';
+import { RL_EVENT_PREFIX, rlEventLine, type SimSpec } from '../../simulator/index.js';
 import type { DomainContext } from '../context.js';
+import { ApiError, conflict, invalidRequest } from '../errors.js';
 
 /**
  * POST /_mock/workloads/{id}/rl-events: application-reported events, taken in as the runner takes
@@ -18,7 +19,7 @@ type Result = z.infer<typeof IngestEventsResult>;
 type Rejection = Result['rejected'][number];
 
 /** One reported event before validation: a JSON value, or why its line held none. */
-export interface Candidate {
+interface Candidate {
   index: number;
   /** 1-based line of a text body. */
   line?: number;
@@ -26,7 +27,7 @@ export interface Candidate {
   unparsable?: string;
 }
 
-export interface TextBody {
+interface TextBody {
   lines: string[];
   candidates: Candidate[];
 }
@@ -36,7 +37,7 @@ export interface TextBody {
  * decoded as a runner decodes it (JSON.parse: a repeated key keeps its last value); an object
  * with a `__proto__` key gets it as an own key, which RLEvent then refuses as unknown.
  */
-export function textCandidates(text: string): TextBody {
+function textCandidates(text: string): TextBody {
   const lines = text.split(/\r?\n/);
   if (lines[lines.length - 1] === '') lines.pop();
   const candidates: Candidate[] = [];
@@ -53,9 +54,9 @@ export function textCandidates(text: string): TextBody {
   return { lines, candidates };
 }
 
-export const jsonCandidates = (events: readonly unknown[]): Candidate[] => events.map((value, index) => ({ index, value }));
+const jsonCandidates = (events: readonly unknown[]): Candidate[] => events.map((value, index) => ({ index, value }));
 
-export interface IngestTarget {
+interface IngestTarget {
   stageId: string;
   generation: number;
   nowMs: number;
@@ -88,7 +89,7 @@ const APPEND_REFUSALS = {
  * ones in order through the store's identity rules and bounds, and logs what the workload
  * printed. Call inside the request's write transaction.
  */
-export function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: readonly Candidate[], target: IngestTarget): Result {
+function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: readonly Candidate[], target: IngestTarget): Result {
   const mode = (JSON.parse(row.payload) as { rl?: { mode?: string } | null }).rl?.mode;
   const rejected: Rejection[] = [];
   const valid: Array<{ candidate: Candidate; input: RLEventInput }> = [];
@@ -139,4 +140,54 @@ export function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: 
     dropped_events: counters.dropped,
     truncated: counters.truncated,
   };
+}
+
+export type IngestJson = z.infer<typeof IngestEventsRequest>;
+export type IngestQuery = z.output<typeof IngestEventsQuery>;
+
+/** The events of either body, with a text body's lines to log as the workload's output. */
+export interface IngestBody {
+  candidates: Candidate[];
+  stdout?: string[];
+  stage_id?: string;
+  generation?: number;
+}
+
+/** Reads a JSON or text body into its candidates; without one, 400. */
+export function ingestBody(body: IngestJson | string | undefined): IngestBody {
+  // Fastify checks a body per media type only when one is named: a bare POST arrives here unchecked.
+  if (body === undefined) throw invalidRequest('body: send {"events": [...]} as application/json, or event lines as text/plain');
+  if (typeof body !== 'string') return { stage_id: body.stage_id, generation: body.generation, candidates: jsonCandidates(body.events) };
+  const { lines, candidates } = textCandidates(body);
+  return { candidates, stdout: lines };
+}
+
+/** One value from the body or the query string, never both. */
+function eitherOf<T>(name: string, fromBody: T | undefined, fromQuery: T | undefined): T | undefined {
+  if (fromBody !== undefined && fromQuery !== undefined) throw invalidRequest(`${name}: give it in the body or in the query string, not both`);
+  return fromBody ?? fromQuery;
+}
+
+const stageIds = (row: WorkloadRow, spec: SimSpec) =>
+  new Set([spec.stageId, ...((JSON.parse(row.payload) as { stages?: Array<{ id: string }> | null }).stages ?? []).map((s) => s.id)]);
+
+/**
+ * POST /_mock/workloads/{id}/rl-events on a custom run: the events go to the stage and
+ * generation the body or the query names (default its first stage, its current generation).
+ * A recipe run's events are the simulator's, so it takes none. Call inside the workload's
+ * transaction.
+ */
+export function ingestReported(deps: DomainContext, row: WorkloadRow, body: IngestBody, query: IngestQuery): Result {
+  if (row.kind === 'recipe') {
+    throw conflict('recipe_run', `workload ${row.id} is a managed recipe run: its task events come from the simulated runtime. Ingest into a workload submitted with POST /v1/workloads`);
+  }
+  const { spec } = deps.materialiser.context(row);
+  const stages = stageIds(row, spec);
+  const stageId = eitherOf('stage_id', body.stage_id, query.stage_id) ?? spec.stageId;
+  if (!stages.has(stageId)) throw new ApiError(400, 'invalid_stage', `stage_id: workload ${row.id} has no stage "${stageId}" (stages: ${[...stages].join(', ')})`);
+  const generation = eitherOf('generation', body.generation, query.generation) ?? row.generation;
+  if (generation > row.generation) {
+    throw new ApiError(400, 'invalid_generation', `generation: workload ${row.id} is in generation ${row.generation}; events can come from generations 1 to ${row.generation}`);
+  }
+  return ingestEvents(deps, row, body.candidates, { stageId, generation, nowMs: deps.clock.nowMs(row.tenantId), stdout: body.stdout });
 }

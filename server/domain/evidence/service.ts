@@ -1,7 +1,100 @@
+import type { z } from 'zod';
+import type { GradingPlanUpdate } from '../../../openapi/mock.js';
+import type { EvidenceCounters, RLEventRow } from '../../../store/rl-events.js';
+import type { LogAttempt, LogRow } from '../../../store/workload-runtime.js';
 import type { DomainContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import { withWorkload } from '../workloads/rows.js';
+import { CURSOR_SECRET, LOG_CURSOR_SECRET, mintCursor, positionAfter } from './cursors.js';
+import { gradingResults, putGradingPlan } from './grading.js';
+import { ingestBody, ingestReported, type IngestJson, type IngestQuery } from './ingest.js';
+import { summarise } from './summary.js';
 
-/** Task evidence, grading receipts and summaries of RL runs. */
+/** Lines per live page: a page stays well under a megabyte even when events carry traces. */
+const LIVE_PAGE_LINES = 500;
+
+/** One page of a workload's RL events and the counters of the same snapshot. */
+export interface EventPage {
+  events: RLEventRow[];
+  nextCursor: string;
+  hasMore: boolean;
+  counters: EvidenceCounters;
+}
+
+export interface LogLinePage {
+  lines: LogRow[];
+  nextCursor: string;
+  truncated: boolean;
+}
+
+const noMember = (workloadId: string, member: string) =>
+  new ApiError(404, 'not_found', `workload ${workloadId} is not distributed: it has no member ${member}`);
+
+/**
+ * What workloads report: their task events, logs, grading receipts and the summary of them, and
+ * the /_mock levers that put evidence in. Each method is one transaction on one workload.
+ */
 export function createEvidenceService(deps: DomainContext) {
-  void deps;
-  return {};
+  const { store } = deps;
+
+  return {
+    /** Up to `limit` RL events after the cursor `after`, keyset-paged. */
+    eventPage(tenantId: string, id: string, after: string | undefined, limit: number): EventPage {
+      return withWorkload(deps, tenantId, id, (row) => {
+        const secret = store.settings.secret(CURSOR_SECRET);
+        const afterSeq = positionAfter(secret, row.id, after, 'this workload');
+        // One consistent snapshot: rows and counters read in the same transaction.
+        const rows = store.rlEvents.page(row.id, afterSeq, limit + 1);
+        const counters = store.rlEvents.counters(row.id);
+        const events = rows.slice(0, limit);
+        const nextCursor = mintCursor(secret, row.id, events.length ? events[events.length - 1].seq : afterSeq);
+        return { events, nextCursor, hasMore: rows.length > limit, counters };
+      });
+    },
+
+    /** One attempt's retained log: the latest, or the stage and generation asked for; 404 before its first line. */
+    log(tenantId: string, id: string, query: { stage?: string; generation?: number; member?: string }): { attempt: LogAttempt; lines: string[] } {
+      const { stage, generation, member } = query;
+      return withWorkload(deps, tenantId, id, (row) => {
+        if (member !== undefined) throw noMember(row.id, member);
+        const attempt = store.runtime.logAttempt(row.id, stage, generation);
+        if (!attempt) {
+          const which = [stage && `stage ${stage}`, generation && `generation ${generation}`].filter(Boolean).join(', ');
+          throw new ApiError(404, 'not_found', `workload ${row.id} has written no log${which ? ` for ${which}` : ''} yet`);
+        }
+        return { attempt, lines: store.runtime.attemptLines(row.id, attempt.stageId, attempt.generation) };
+      });
+    },
+
+    /** Log lines after the cursor `after`, across stages and generations. */
+    liveLog(tenantId: string, id: string, after: string | undefined, member: string | undefined): LogLinePage {
+      return withWorkload(deps, tenantId, id, (row) => {
+        if (member !== undefined) throw noMember(row.id, member);
+        const secret = store.settings.secret(LOG_CURSOR_SECRET);
+        const afterSeq = positionAfter(secret, row.id, after, 'this workload\'s log');
+        const lines = store.runtime.logs(row.id, afterSeq, LIVE_PAGE_LINES);
+        return {
+          lines,
+          nextCursor: mintCursor(secret, row.id, lines.length ? lines[lines.length - 1].seq : afterSeq),
+          truncated: store.runtime.logsTruncated(row.id),
+        };
+      });
+    },
+
+    gradingResults: (tenantId: string, id: string, revision: number) =>
+      withWorkload(deps, tenantId, id, (row) => gradingResults(deps, row, revision)),
+
+    summary: (tenantId: string, id: string) =>
+      withWorkload(deps, tenantId, id, (row) => summarise(row.id, store.rlEvents.reports(row.id), store.rlEvents.counters(row.id))),
+
+    /** Application-reported events, as the runner takes them from a workload's output. */
+    ingest(tenantId: string, id: string, body: IngestJson | string | undefined, query: IngestQuery) {
+      // The body is read first: a request without one is a 400 whatever the id.
+      const reported = ingestBody(body);
+      return withWorkload(deps, tenantId, id, (row) => ingestReported(deps, row, reported, query));
+    },
+
+    putGradingPlan: (tenantId: string, id: string, update: z.output<typeof GradingPlanUpdate>) =>
+      withWorkload(deps, tenantId, id, (row) => putGradingPlan(deps, row, update)),
+  };
 }

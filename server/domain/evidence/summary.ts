@@ -3,7 +3,7 @@ import type { EvidenceCounters, RLReport } from '../../../store/rl-events.js';
 
 /**
  * GET /v1/workloads/{id}/rl-summary as a pure function of the stored reports (wire-contract.md
- * 2.10 and 4.6). No I/O: the route reads the rows and counters in one snapshot and calls this.
+ * 2.10 and 4.6). No I/O: the evidence service reads the rows and counters in one snapshot and calls this.
  */
 
 type AttemptReport = Pick<RLReport, 'seq' | 'generation' | 'phase' | 'taskId' | 'attempt' | 'kind'>;

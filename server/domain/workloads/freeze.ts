@@ -6,7 +6,6 @@ import { isoTime } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { firstAfter, type RunContext } from './materialise.js';
 import { isTerminal, type IgnoredIntervention, type Intervention } from '../../simulator/types.js';
-import { currentWorkload } from './rows.js';
 import type { DomainContext } from '../context.js';
 
 /**
@@ -22,7 +21,7 @@ import type { DomainContext } from '../context.js';
  * frozen stays `frozen`: its state was saved.
  */
 
-type Kind = 'freeze' | 'resume';
+export type FreezeChange = 'freeze' | 'resume';
 
 /** The codes of a refused request, by the simulator's reason for ignoring it. */
 const REFUSALS: Record<IgnoredIntervention['reason'], [string, string]> = {
@@ -93,23 +92,19 @@ export function freezeView(row: WorkloadRow, ctx: RunContext): WorkloadFreeze | 
 }
 
 /**
- * Records a freeze or resume and answers the resulting WorkloadFreeze. The simulator decides
- * whether it applies; one it ignores (already frozen, nothing to resume, ended) stays recorded as
- * ignored, as any intervention the simulator cannot apply does, and is refused with 409.
+ * Records a freeze or resume on the workload (materialised, in the caller's transaction) and
+ * answers the resulting WorkloadFreeze. The simulator decides whether it applies; one it ignores
+ * (already frozen, nothing to resume, ended) stays recorded as ignored, as any intervention the
+ * simulator cannot apply does, and comes back as the 409 to throw once that is committed.
  */
-export function requestFreezeChange(deps: DomainContext, tenantId: string, workloadId: string, kind: Kind): WorkloadFreeze {
-  const outcome = deps.store.write(() => {
-    const row = deps.materialiser.intervene(currentWorkload(deps, tenantId, workloadId), deps.clock.nowMs(tenantId), kind);
-    const ctx = deps.materialiser.context(row);
-    const recorded = ctx.interventions[ctx.interventions.length - 1];
-    const ignored = ctx.timeline.ignored.find((i) => i.intervention === recorded);
-    if (ignored) {
-      const [code, problem] = REFUSALS[ignored.reason];
-      return { refusal: new ApiError(409, code, `cannot ${kind} workload ${row.id}: it ${problem} (status ${row.status})`) };
-    }
-    return { view: freezeView(row, ctx)! };
-  });
-  // Thrown after the commit: the ignored intervention is kept, like every other one.
-  if ('refusal' in outcome) throw outcome.refusal;
-  return outcome.view;
+export function changeFreeze(deps: DomainContext, current: WorkloadRow, kind: FreezeChange): { view: WorkloadFreeze } | { refusal: ApiError } {
+  const row = deps.materialiser.intervene(current, deps.clock.nowMs(current.tenantId), kind);
+  const ctx = deps.materialiser.context(row);
+  const recorded = ctx.interventions[ctx.interventions.length - 1];
+  const ignored = ctx.timeline.ignored.find((i) => i.intervention === recorded);
+  if (ignored) {
+    const [code, problem] = REFUSALS[ignored.reason];
+    return { refusal: new ApiError(409, code, `cannot ${kind} workload ${row.id}: it ${problem} (status ${row.status})`) };
+  }
+  return { view: freezeView(row, ctx)! };
 }

@@ -60,10 +60,20 @@ export const submitResult = (id: string) => ({ id, workload_id: id, status: 'acc
 
 /**
  * The tenant's workload, materialised up to its virtual now, or 404: a malformed id, a missing
- * one and another tenant's all read the same. Call inside a write transaction.
+ * one and another tenant's all read the same. Materialising writes, hence only withWorkload
+ * calls it, inside the transaction it opens.
  */
-export function currentWorkload(deps: DomainContext, tenantId: string, id: string): WorkloadRow {
+function currentWorkload(deps: DomainContext, tenantId: string, id: string): WorkloadRow {
   const row = WORKLOAD_ID_PATTERN.test(id) ? deps.store.workloads.get(tenantId, id) : undefined;
   if (!row) throw notFound(`workload ${id}`);
   return deps.materialiser.materialise(row, deps.clock.nowMs(tenantId));
+}
+
+/**
+ * `fn` with the tenant's workload brought up to its virtual now, in one write transaction: what
+ * `fn` reads is the snapshot materialising just wrote, and what it writes commits with it. The
+ * way every operation on one workload reaches it.
+ */
+export function withWorkload<T>(deps: DomainContext, tenantId: string, id: string, fn: (row: WorkloadRow) => T): T {
+  return deps.store.write(() => fn(currentWorkload(deps, tenantId, id)));
 }

@@ -1,15 +1,19 @@
 import type { z } from 'zod';
 import type { WorkloadPayload } from '../../../openapi/workloads.js';
+import type { EvidenceCounters } from '../../../store/rl-events.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { stateAt } from '../../simulator/index.js';
 import { isTerminal, WORKLOAD_STATUSES } from '../../simulator/types.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import { admitCustomWorkload, checkSubmission } from '../launches/custom-runs.js';
 import { admitOnce } from '../launches/idempotency.js';
+import { changeFreeze, freezeView, type FreezeChange } from './freeze.js';
 import type { RunContext } from './materialise.js';
-import { currentWorkload } from './rows.js';
+import { workloadOutputs, type WorkloadOutput } from './outputs.js';
+import { artifacts, ledger, routing } from './records.js';
+import { withWorkload } from './rows.js';
 
 type Payload = z.output<typeof WorkloadPayload>;
 
@@ -42,6 +46,18 @@ export interface ListedWorkload {
   terminal: boolean;
 }
 
+/** A workload after a /_mock intervention, with the evidence counters the intervention reports. */
+export interface Intervened {
+  row: WorkloadRow;
+  counters: EvidenceCounters;
+}
+
+/** The SDK's rule for output names, minus the names that would escape a folder. */
+const OUTPUT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/;
+
+const refuse = (row: WorkloadRow, what: string) =>
+  new ApiError(409, 'invalid_workload_state', `cannot ${what} workload ${row.id} while it is ${row.status}`);
+
 /** Workloads: submit, read, list, cancel and their lifecycle events, each one transaction. */
 export function createWorkloadService(deps: DomainContext) {
   const { store, clock, materialiser } = deps;
@@ -52,9 +68,21 @@ export function createWorkloadService(deps: DomainContext) {
    * another tenant's all read as 404.
    */
   function read<T>(tenantId: string, id: string, fn: (row: WorkloadRow, run: RunContext) => T): T {
-    return store.write(() => {
-      const row = currentWorkload(deps, tenantId, id);
-      return fn(row, materialiser.context(row));
+    return withWorkload(deps, tenantId, id, (row) => fn(row, materialiser.context(row)));
+  }
+
+  /** A freeze or resume, committed even when the simulator ignores it: the 409 is thrown after. */
+  function requestFreezeChange(tenantId: string, id: string, kind: FreezeChange) {
+    const outcome = withWorkload(deps, tenantId, id, (row) => changeFreeze(deps, row, kind));
+    if ('refusal' in outcome) throw outcome.refusal;
+    return outcome.view;
+  }
+
+  /** `change` on the workload at the tenant's virtual now, and the counters after it, in one transaction. */
+  function intervene(tenantId: string, id: string, change: (row: WorkloadRow, nowMs: number) => WorkloadRow): Intervened {
+    return withWorkload(deps, tenantId, id, (current) => {
+      const row = change(current, clock.nowMs(tenantId));
+      return { row, counters: store.rlEvents.counters(row.id) };
     });
   }
 
@@ -104,6 +132,68 @@ export function createWorkloadService(deps: DomainContext) {
     /** Lifecycle events after sequence id `after`, ascending, at most 100. */
     events(tenantId: string, id: string, after: number) {
       return read(tenantId, id, (row) => store.runtime.events(row.id, after, 100));
+    },
+
+    freeze: (tenantId: string, id: string) => requestFreezeChange(tenantId, id, 'freeze'),
+    resume: (tenantId: string, id: string) => requestFreezeChange(tenantId, id, 'resume'),
+
+    /** The latest freeze and where it stands; 404 when the workload was never frozen. */
+    freezeState(tenantId: string, id: string) {
+      return read(tenantId, id, (row, run) => {
+        const view = freezeView(row, run);
+        if (!view) throw new ApiError(404, 'not_found', `workload ${row.id} was never frozen`);
+        return view;
+      });
+    },
+
+    artifacts: (tenantId: string, id: string) => read(tenantId, id, artifacts),
+
+    ledger: (tenantId: string, id: string) => read(tenantId, id, (row, run) => ({ workload_id: row.id, ...ledger(row, run) })),
+
+    routing: (tenantId: string, id: string) =>
+      read(tenantId, id, (row, run) => ({ workload_id: row.id, placements: routing(deps, row, run) })),
+
+    /** What the workload published; nothing until it completed. */
+    outputs(tenantId: string, id: string): { workloadId: string; outputs: WorkloadOutput[] } {
+      return withWorkload(deps, tenantId, id, (row) => ({ workloadId: row.id, outputs: workloadOutputs(deps, row) }));
+    },
+
+    /** One output by name, in `stage` when given: 404 when there is none, 409 when stages share the name. */
+    output(tenantId: string, id: string, name: string, stage: string | undefined): WorkloadOutput {
+      // Checked before the workload is looked up: a bad name is a 400 whatever the id.
+      if (!OUTPUT_NAME.test(name)) throw new ApiError(400, 'invalid_request', 'params.name: output names are letters, digits, `_`, `.` and `-`');
+      const row = withWorkload(deps, tenantId, id, (current) => current);
+      const candidates = workloadOutputs(deps, row).filter((o) => o.name === name && (stage === undefined || o.stageId === stage));
+      if (candidates.length === 0) throw notFound(`output ${name}`);
+      if (candidates.length > 1) {
+        throw new ApiError(409, 'ambiguous_output', `output ${name} exists in stages ${candidates.map((c) => c.stageId).join(', ')}; pass ?stage=`);
+      }
+      return candidates[0];
+    },
+
+    /** Interrupts a running (or provisioning) run and recovers it in the next generation. */
+    recover(tenantId: string, id: string, replayLast = 0): Intervened {
+      return intervene(tenantId, id, (row, nowMs) => {
+        if (row.status !== 'running' && row.status !== 'provisioning') throw refuse(row, 'recover');
+        return materialiser.intervene(row, nowMs, 'recover', { replayLast });
+      });
+    },
+
+    /** Counts `count` task events as lost; the run itself goes on unchanged. */
+    dropEvents(tenantId: string, id: string, count: number): Intervened {
+      return intervene(tenantId, id, (row, nowMs) => {
+        store.runtime.addIntervention(row.id, nowMs, 'drop_events', { count });
+        store.rlEvents.drop(row.id, count);
+        return row;
+      });
+    },
+
+    /** Ends an active run as failed. */
+    fail(tenantId: string, id: string, reason = 'failed on request (POST /_mock/workloads/{id}/fail)'): Intervened {
+      return intervene(tenantId, id, (row, nowMs) => {
+        if (isTerminal(row.status)) throw refuse(row, 'fail');
+        return materialiser.intervene(row, nowMs, 'fail', { reason });
+      });
     },
   };
 }

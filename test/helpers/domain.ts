@@ -1,0 +1,40 @@
+import { WorkloadPayload } from '../../openapi/workloads.js';
+import { openStore } from '../../store/index.js';
+import { defaultConfig, type Config } from '../../server/config.js';
+import { loadCatalog } from '../../server/domain/catalog/index.js';
+import { registerKey } from '../../server/domain/control/tenants.js';
+import { ApiError } from '../../server/domain/errors.js';
+import { createServices, type Services } from '../../server/domain/services.js';
+import { freshKey, type Teardown } from './server.js';
+
+/** The domain services over an in-memory store, every tenant's clock manual: no server, no socket. */
+export function memoryServices(t: Teardown, overrides: Partial<Config> = {}): Services {
+  const config = defaultConfig({ logLevel: 'silent', clock: 'manual', ...overrides, db: ':memory:' });
+  const store = openStore(':memory:');
+  t.teardown(() => store.close());
+  return createServices({ config, store, catalog: loadCatalog() });
+}
+
+/** A fresh open-mode tenant, registered as its first request would register it. */
+export const newTenant = (services: Services): string => registerKey(services.context, freshKey()).id;
+
+/** A custom workload's payload as the submit route hands it over: parsed by WorkloadPayload. */
+export const customPayload = (extra: Record<string, unknown> = {}) =>
+  WorkloadPayload.parse({ source: { image: 'python:3.11-slim', command: ['python', 'train.py'] }, ...extra });
+
+/** Submits a custom workload under a fresh Idempotency-Key; its id. */
+export async function submit(services: Services, tenantId: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const answer = await services.workloads.submit(tenantId, `key-${Math.random().toString(36).slice(2)}`, customPayload(extra));
+  return (JSON.parse(answer.body) as { id: string }).id;
+}
+
+/** The ApiError `fn` throws, as `{status, code}`, or undefined when it throws none. */
+export function refusal(fn: () => unknown): { status: number; code: string } | undefined {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ApiError) return { status: err.status, code: err.code };
+    throw err;
+  }
+  return undefined;
+}
