@@ -5,3 +5,5 @@ import { z } from 'zod';
  * are the whole contract of a request, validated before any of it reaches the domain.
  */
 export const WorkloadParams = z.object({ id: z.string().min(1).max(128) });
+/** The same bound: a longer id never names an asset either, and a shorter odd one reaches the domain's 404. */
+export const AssetParams = WorkloadParams;

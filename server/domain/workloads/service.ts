@@ -3,6 +3,7 @@ import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { stateAt } from '../../simulator/index.js';
 import { isTerminal, WORKLOAD_STATUSES } from '../../simulator/types.js';
+import { checkWorkloadAssets } from '../assets/workloads.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -71,8 +72,9 @@ export function createWorkloadService(deps: DomainContext) {
     },
 
     /** Checks a payload as submit would, admitting nothing. */
-    validate(payload: Payload): void {
+    validate(tenantId: string, payload: Payload): void {
       checkSubmission(deps, payload);
+      checkWorkloadAssets(deps, tenantId, payload, clock.nowMs(tenantId));
     },
 
     /** Newest first; the contract's limit rule: absent, <= 0 or > 100 means 50. */
