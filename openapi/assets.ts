@@ -9,34 +9,36 @@ import { dateTime, jsonObject } from './primitives.js';
  */
 
 export const ConnectionExport = z
+  // Nothing is required: the contract lists no required field (this server always sends them all).
   .looseObject({
-    id: z.string(),
-    connection_id: z.string(),
-    asset_id: z.string(),
-    query_hash: z.string(),
-    branch: z.string(),
-    format: z.enum(['parquet', 'csv']),
-    row_count: z.int().min(0),
-    bytes: z.int().min(0),
-    created_at: dateTime,
-    state: z.enum(['pending', 'running', 'cleanup', 'ready']),
+    id: z.string().optional(),
+    connection_id: z.string().optional(),
+    asset_id: z.string().optional(),
+    query_hash: z.string().optional(),
+    branch: z.string().optional(),
+    format: z.enum(['parquet', 'csv']).optional(),
+    row_count: z.int().min(0).optional(),
+    bytes: z.int().min(0).optional(),
+    created_at: dateTime.optional(),
+    state: z.enum(['pending', 'running', 'cleanup', 'ready']).optional(),
   })
   .meta({ id: 'ConnectionExport' });
 export type ConnectionExport = z.infer<typeof ConnectionExport>;
 
 export const Asset = z
+  // Nothing is required here either.
   .looseObject({
-    id: z.string().describe('asset_ followed by 1 to 64 letters, digits or hyphens'),
-    kind: z.string().describe('upload, url, github, huggingface, connection_query or workspace_source'),
-    name: z.string(),
-    state: z.string().describe('importing, ready, failed, deleting or deleted'),
-    revision: z.string(),
-    sha256: z.string().describe('of the stored contents; empty until ready'),
-    stored_bytes: z.int(),
-    imported_bytes: z.int(),
-    created_at: dateTime,
-    ready_at: dateTime.nullable(),
-    deleted_at: dateTime.nullable(),
+    id: z.string().optional().describe('asset_ followed by 1 to 64 letters, digits or hyphens'),
+    kind: z.string().optional().describe('upload, url, github, huggingface, connection_query or workspace_source'),
+    name: z.string().optional(),
+    state: z.string().optional().describe('importing, ready, failed, deleting or deleted'),
+    revision: z.string().optional(),
+    sha256: z.string().optional().describe('of the stored contents; empty until ready'),
+    stored_bytes: z.int().optional(),
+    imported_bytes: z.int().optional(),
+    created_at: dateTime.optional(),
+    ready_at: dateTime.nullable().optional(),
+    deleted_at: dateTime.nullable().optional(),
     export: ConnectionExport.optional().describe('connection_query imports only'),
     error: z.string().optional().describe('why a failed import failed; never a value from the source'),
     workspace_source: jsonObject.optional(),
