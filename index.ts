@@ -52,6 +52,10 @@ export interface MockServerOptions {
   scenario?: string;
   /** Log bytes kept per stage and generation before later lines are dropped (default 8 MiB). */
   maxLogBytesPerAttempt?: number;
+  /** The largest asset upload or import, reported as max_import_bytes (default 64 MiB). */
+  maxImportBytes?: number;
+  /** Asset bytes each tenant may store (default 1 GiB). */
+  assetQuotaBytes?: number;
 }
 
 /** A `/_mock/faults` rule as control-api.md documents it. */

@@ -31,3 +31,6 @@ export const RLEventPageQuery = z.object({
 
 /** `revision` alone, once: a repeated one, a missing one or any other parameter is refused. */
 export const GradingResultsQuery = z.strictObject({ revision: queryInteger(1, 2147483647) });
+
+/** The same bound: a longer id never names an asset either, and a shorter odd one reaches the domain's 404. */
+export const AssetParams = WorkloadParams;

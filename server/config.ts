@@ -110,6 +110,17 @@ export const OPTIONS = {
     help: 'log bytes kept per stage and generation (default 8 MiB); later lines are dropped',
     schema: z.coerce.number().int().positive().max(2 ** 40),
   },
+  maxImportBytes: {
+    flag: 'max-import-bytes', env: 'NODUS_MOCK_MAX_IMPORT_BYTES', default: '67108864',
+    help: 'largest asset upload or import (default 64 MiB); GET /v1/assets reports it as max_import_bytes',
+    // An upload is held in memory until it is stored whole, so the bound stays well inside a Buffer.
+    schema: z.coerce.number().int().positive().max(2 ** 30),
+  },
+  assetQuotaBytes: {
+    flag: 'asset-quota-bytes', env: 'NODUS_MOCK_ASSET_QUOTA_BYTES', default: '1073741824',
+    help: 'asset bytes each tenant may store (default 1 GiB); beyond it uploads and imports answer 409',
+    schema: z.coerce.number().int().positive().max(2 ** 50),
+  },
 } as const;
 
 type Options = typeof OPTIONS;

@@ -1,4 +1,5 @@
 import { createAdmissionStore } from './admission.js';
+import { createAssetStore } from './assets.js';
 import { openDatabase, type Db } from './db.js';
 import { createFaultStore } from './faults.js';
 import { createGradingStore } from './grading.js';
@@ -74,6 +75,7 @@ function createStore(db: Db) {
     runtime: createWorkloadRuntimeStore(db),
     rlEvents: createRLEventStore(db),
     grading: createGradingStore(db),
+    assets: createAssetStore(db),
     faults: createFaultStore(db, cache),
     journal: createJournalStore(db),
     scenarios: createScenarioStateStore(db),

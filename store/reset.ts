@@ -13,6 +13,7 @@ export const TENANT_TABLES = [
   'faults',
   'request_journal',
   'scenario_applied',
+  'assets',
 ] as const;
 
 /** Tables with a `tenant_id` that reset leaves alone, and why. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import mockAdmissionRoutes from './admission.js';
+import mockAssetRoutes from './assets.js';
 import mockClockRoutes from './clock.js';
 import mockEvidenceRoutes from './evidence.js';
 import mockFaultRoutes from './faults.js';
@@ -24,6 +25,7 @@ const mock: FastifyPluginAsync = async (app) => {
   await app.register(mockRequestRoutes);
   await app.register(mockResetRoutes);
   await app.register(mockEvidenceRoutes);
+  await app.register(mockAssetRoutes);
 };
 
 export default mock;

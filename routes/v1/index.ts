@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import assetRoutes from './assets.js';
 import meRoutes from './me.js';
 import outputRoutes from './outputs.js';
 import rlEnvironmentRoutes from './rl-environments.js';
@@ -36,6 +37,7 @@ const v1: FastifyPluginAsync = async (app) => {
   await app.register(workloadLogRoutes);
   await app.register(workloadFreezeRoutes);
   await app.register(workloadRecordRoutes);
+  await app.register(assetRoutes);
 };
 
 export default v1;

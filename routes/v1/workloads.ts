@@ -53,7 +53,7 @@ export default (async function workloadRoutes(app) {
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
   }, async (request) => {
-    workloads.validate(request.body);
+    workloads.validate(request.tenant.id, request.body);
     return { valid: true as const, submitted: false as const, workload: request.body, message: 'the workload is valid; nothing was submitted' };
   });
 

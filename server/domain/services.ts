@@ -1,5 +1,6 @@
 import type { Store } from '../../store/index.js';
 import type { Config } from '../config.js';
+import { createAssetService } from './assets/service.js';
 import type { Catalog } from './catalog/index.js';
 import { VirtualClock } from './clock.js';
 import type { DomainContext } from './context.js';
@@ -37,6 +38,7 @@ export function createServices(options: ServiceOptions) {
     launches: createLaunchService(context),
     evidence: createEvidenceService(context),
     control: createControlService(context),
+    assets: createAssetService(context),
   };
 }
 

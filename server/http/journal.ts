@@ -8,8 +8,12 @@ export const JOURNAL_BODY_LIMIT_BYTES = 16 * 1024;
 /** Valid keys are at most 256 characters; a longer one is kept only this far. */
 const KEY_LIMIT_CHARS = 1024;
 
-/** The body text as it arrived: the JSON parser keeps the text it parsed, text routes get a string. */
-function receivedBody(request: FastifyRequest): { text: string; json: boolean } | null {
+/**
+ * The body text as it arrived: the JSON parser keeps the text it parsed, text routes get a string.
+ * An asset upload is recorded by its size and hash, never its bytes.
+ */
+function receivedBody(request: FastifyRequest): { text: string; json: boolean; bytes?: number } | null {
+  if (request.upload) return { text: JSON.stringify(request.upload), json: true, bytes: request.upload.bytes };
   if (typeof request.rawBody === 'string') return request.rawBody === '' ? null : { text: request.rawBody, json: true };
   if (typeof request.body === 'string' && request.body !== '') return { text: request.body, json: false };
   return null;
@@ -46,7 +50,7 @@ function journalRow(request: FastifyRequest, reply: FastifyReply, atMs: number, 
     faultId: fault?.id ?? null,
     body: kept ? kept.text : null,
     bodyJson: body?.json ?? false,
-    bodyBytes: body ? Buffer.byteLength(body.text, 'utf8') : 0,
+    bodyBytes: body ? body.bytes ?? Buffer.byteLength(body.text, 'utf8') : 0,
     bodyTruncated: kept?.truncated ?? false,
     durationMs: Math.round(reply.elapsedTime * 10) / 10,
   };

@@ -70,6 +70,7 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'RL', description: 'RL recipes, previews, launches and the environment catalog' },
         { name: 'Workloads', description: 'Workloads and their evidence' },
+        { name: 'Assets', description: 'Uploaded and imported code and data that workloads name' },
         { name: 'mock', description: 'Control API only a mock has: clock, faults, journal, reset' },
         { name: 'health', description: 'Liveness and readiness' },
       ],

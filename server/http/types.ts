@@ -32,6 +32,8 @@ declare module 'fastify' {
     fault: AppliedFault | null;
     /** The text of a JSON body as it arrived (kept by the JSON parser for the request journal). */
     rawBody: string | null;
+    /** What arrived of an asset upload, which the journal records instead of its bytes (routes/v1/assets.ts). */
+    upload: { bytes: number; sha256: string | null } | null;
   }
   interface FastifyContextConfig {
     /**

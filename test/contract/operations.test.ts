@@ -1,21 +1,35 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { CONTRACT_PATH, conforms } from '../helpers/contract.js';
+import { CONTRACT_PATH, conforms, NOT_YET_SERVED } from '../helpers/contract.js';
 import { advance, legCounting, secondsToFinish } from '../helpers/rl.js';
 import { startServer, type CallOptions, type CallResult } from '../helpers/server.js';
 
 /**
  * Issue 7's "done when": every in-scope operation of the contract (wire-contract.md section 9, the
- * 27 operations of openapi-rl-subset.json) is served for a realistic request, with a 2xx and a
- * body the contract accepts.
+ * 27 operations of openapi-rl-subset.json, and the five asset operations of assets-webhooks.md)
+ * is served for a realistic request, with a 2xx and a body the contract accepts. The webhook
+ * operations the subset also has are named in NOT_YET_SERVED and checked to be unserved.
  */
 
 const contract = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8'));
-const OPERATIONS = Object.entries<Record<string, unknown>>(contract.paths).flatMap(([path, ops]) =>
+const ALL_OPERATIONS = Object.entries<Record<string, unknown>>(contract.paths).flatMap(([path, ops]) =>
   Object.keys(ops).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`));
+const unserved = new Set<string>(NOT_YET_SERVED.operations);
+const OPERATIONS = ALL_OPERATIONS.filter((operation) => !unserved.has(operation));
+
+t.test(`the operations not yet served are ${NOT_YET_SERVED.reason}, and each still answers 404`, async (t) => {
+  const s = await startServer(t);
+  for (const operation of unserved) {
+    t.ok(ALL_OPERATIONS.includes(operation), `${operation} is a contract operation`);
+    const [method, path] = operation.split(' ');
+    t.match(path, /^\/v1\/webhooks/, `${operation} belongs to the webhooks`);
+    const res = await s.call(method, path, method === 'PUT' ? { body: { url: 'https://example.com/hook' } } : {});
+    t.equal(res.status, 404, `${operation} is served now: remove it from NOT_YET_SERVED`);
+  }
+});
 
 t.test('every in-scope operation answers a realistic request with a contract-valid body', async (t) => {
-  t.equal(OPERATIONS.length, 27, 'section 9 lists 27 operations');
+  t.equal(OPERATIONS.length, 32, 'section 9 lists 27 operations, and the assets add five');
   const s = await startServer(t, { clock: 'manual' });
   const answers = new Map<string, CallResult>();
   const call = async (method: string, template: string, params: Record<string, string> = {}, query = '', options: CallOptions = {}) => {
@@ -39,12 +53,17 @@ t.test('every in-scope operation answers a realistic request with a contract-val
   const built = await call('GET', '/v1/rl-environments/{environment}/examples/{example}/workload', example);
   const exampleRun = await call('POST', '/v1/rl-environments/{environment}/examples/{example}/runs', example, '', { body: {}, ...key('walk-example') });
   await call('POST', '/v1/workloads/validate', {}, '', { body: built.body.workload });
+  await call('GET', '/v1/assets');
+  const code = await call('POST', '/v1/assets/upload', {}, '?name=train.py', { raw: 'print("training")\n', headers: { 'content-type': 'application/octet-stream' } });
+  const imported = await call('POST', '/v1/assets/import', {}, '', { body: { kind: 'github', repo: 'nodus-compute/examples', ref: 'v1' } });
+  await call('GET', '/v1/assets/{id}', { id: code.body.id });
+  await call('DELETE', '/v1/assets/{id}', { id: imported.body.id });
   const sdkRun = await call('POST', '/v1/workloads', {}, '', {
     body: {
       requirements: {},
       outcome: {},
       continuity: { mode: 'checkpointed', resume_on_interruption: true },
-      stages: [{ id: 'main', source: { image: 'pytorch/pytorch:2.14.0-cuda12.6-cudnn9-runtime', command: ['sh', '-c', 'python train.py'] }, outputs: { 'results.json': 'outputs/results.json' } }],
+      stages: [{ id: 'main', source: { image: 'pytorch/pytorch:2.14.0-cuda12.6-cudnn9-runtime', command: ['sh', '-c', 'python train.py'], asset_id: code.body.id }, outputs: { 'results.json': 'outputs/results.json' } }],
       rl: { schema_version: 1, environment_id: 'gsm8k', mode: 'train', model: 'Qwen/Qwen3-1.7B', planned_tasks: 64 },
     },
     ...key('walk-submit'),

@@ -1,18 +1,21 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { z } from 'zod';
+import * as assets from '../../openapi/assets.js';
 import * as common from '../../openapi/common.js';
 import * as rlEnvironments from '../../openapi/rl-environments.js';
 import * as rlEvidence from '../../openapi/rl-evidence.js';
 import * as rlRecipes from '../../openapi/rl-recipes.js';
 import * as workloads from '../../openapi/workloads.js';
-import { CONTRACT_PATH } from '../helpers/contract.js';
+import { CONTRACT_PATH, NOT_YET_SERVED } from '../helpers/contract.js';
 import { compareComponent } from '../helpers/schema-shape.js';
 
 type Json = Record<string, any>;
 
 const contract = (JSON.parse(readFileSync(CONTRACT_PATH, 'utf8')) as Json).components.schemas as Record<string, Json>;
-const contractNames = Object.keys(contract).sort();
+const unserved = new Set<string>(NOT_YET_SERVED.components);
+/** The contract's components this server serves: all but the named list of those not yet served. */
+const contractNames = Object.keys(contract).filter((name) => !unserved.has(name)).sort();
 
 // wire-contract.md section 6, item 11: catalog enums are data in nodus-mock.
 const relaxedEnums = new Set([
@@ -23,7 +26,7 @@ const relaxedEnums = new Set([
   'RLMetadata.environment_id',
 ]);
 
-const wireModules = { rlRecipes, rlEvidence, rlEnvironments, workloads };
+const wireModules = { rlRecipes, rlEvidence, rlEnvironments, workloads, assets };
 
 /** Our components, generated the way the served document generates them, for one direction. */
 const contractName = (id: string) => workloads.COMPONENT_ALIASES[id] ?? id;
@@ -58,6 +61,15 @@ t.test('exactly the contract components are registered, each exported under its 
     [],
     'every contract component but Error is exported by a wire module',
   );
+});
+
+t.test(`the components not yet served are ${NOT_YET_SERVED.reason}, and none of them is registered`, async (t) => {
+  const ours = ourComponents('output');
+  for (const name of unserved) {
+    t.ok(name in contract, `${name} is a contract component`);
+    t.match(name, /^Webhook/, `${name} belongs to the webhooks`);
+    t.notOk(name in ours, `${name} is served now: remove it from NOT_YET_SERVED`);
+  }
 });
 
 for (const io of ['output', 'input'] as const) {

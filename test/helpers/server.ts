@@ -15,7 +15,7 @@ export interface Teardown {
 export interface CallOptions {
   body?: unknown;
   /** Sent verbatim instead of JSON-encoding `body`. */
-  raw?: string;
+  raw?: string | Uint8Array;
   key?: string | null;
   headers?: Record<string, string>;
 }
@@ -51,7 +51,7 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
   const headers: Record<string, string> = { ...options.headers };
   const k = options.key === undefined ? key : options.key;
   if (k !== null) headers.authorization = `Bearer ${k}`;
-  let body: string | undefined = options.raw;
+  let body: string | Uint8Array | undefined = options.raw;
   if (body === undefined && options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';

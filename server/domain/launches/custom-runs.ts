@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Requirements, WorkloadPayload } from '../../../openapi/workloads.js';
+import { checkWorkloadAssets, holdAssets } from '../assets/workloads.js';
 import { budgetRefusal } from './admission.js';
 import { ApiError } from '../errors.js';
 import type { Admitted } from './idempotency.js';
@@ -120,11 +121,13 @@ function customSpec(p: Payload, workloadId: string, createdAtMs: number, seconds
  */
 export function admitCustomWorkload(deps: DomainContext, tenantId: string, payload: Payload, nowMs: number, options: { runSeconds?: number } = {}): Admitted {
   checkSubmission(deps, payload);
+  const assetIds = checkWorkloadAssets(deps, tenantId, payload, nowMs);
   const id = newWorkloadId();
   const spec = customSpec(payload, id, nowMs, Math.min(options.runSeconds ?? runSeconds(payload), MAX_CUSTOM_RUN_SECONDS));
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
   const refusal = budgetRefusal(deps, tenantId, estimatedCostUsd, nowMs);
   if (refusal) throw refusal;
   insertWorkload(deps, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
+  holdAssets(deps, id, assetIds);
   return { status: 202, body: submitResult(id), workloadId: id };
 }

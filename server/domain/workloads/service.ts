@@ -4,6 +4,7 @@ import type { EvidenceCounters } from '../../../store/rl-events.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { stateAt } from '../../simulator/index.js';
 import { isTerminal, WORKLOAD_STATUSES } from '../../simulator/types.js';
+import { checkWorkloadAssets } from '../assets/workloads.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
@@ -99,8 +100,9 @@ export function createWorkloadService(deps: DomainContext) {
     },
 
     /** Checks a payload as submit would, admitting nothing. */
-    validate(payload: Payload): void {
+    validate(tenantId: string, payload: Payload): void {
       checkSubmission(deps, payload);
+      checkWorkloadAssets(deps, tenantId, payload, clock.nowMs(tenantId));
     },
 
     /** Newest first; the contract's limit rule: absent, <= 0 or > 100 means 50. */

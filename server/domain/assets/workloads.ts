@@ -1,0 +1,44 @@
+import type { WorkloadPayload } from '../../../openapi/workloads.js';
+import type { DomainContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import { assetAt } from './state.js';
+
+/** Where a payload names an asset, as the field path a 400 points at. */
+function namedAssets(p: WorkloadPayload): { field: string; id: string }[] {
+  const named: { field: string; id: string }[] = [];
+  if (p.source?.asset_id) named.push({ field: 'source.asset_id', id: p.source.asset_id });
+  (p.stages ?? []).forEach((stage, i) => {
+    if (stage.source.asset_id) named.push({ field: `stages.${i}.source.asset_id`, id: stage.source.asset_id });
+  });
+  (p.inputs ?? []).forEach((input, i) => {
+    if (input.asset_id) named.push({ field: `inputs.${i}.asset_id`, id: input.asset_id });
+  });
+  return named;
+}
+
+/**
+ * Every asset a workload names must be this tenant's and ready (assets-webhooks.md section 1,
+ * mock choice): unknown, deleted or another tenant's is 400 asset_not_found, importing or failed
+ * 400 asset_not_ready. A 400 is what the SDK reads as a ValidationError. Answers the ids to hold.
+ */
+export function checkWorkloadAssets(deps: DomainContext, tenantId: string, payload: WorkloadPayload, nowMs: number): Set<string> {
+  const ids = new Set<string>();
+  for (const { field, id } of namedAssets(payload)) {
+    // The schema has checked the id's shape, so it is safe to look up.
+    const row = deps.store.assets.get(tenantId, id);
+    if (!row || row.state === 'deleted') {
+      throw badRequest('asset_not_found', `body.${field}: no asset ${id} in this tenant (upload or import it first: POST /v1/assets/upload)`);
+    }
+    const { state } = assetAt(row, nowMs);
+    if (state !== 'ready') {
+      throw badRequest('asset_not_ready', `body.${field}: asset ${id} is ${state}; a workload can use it once it is ready`);
+    }
+    ids.add(id);
+  }
+  return ids;
+}
+
+/** The admitted workload holds its assets until it ends; call inside the admitting transaction. */
+export function holdAssets(deps: DomainContext, workloadId: string, assetIds: Set<string>): void {
+  if (assetIds.size > 0) deps.store.assets.hold(workloadId, assetIds);
+}
