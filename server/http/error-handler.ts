@@ -2,28 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { ApiError } from '../domain/errors.js';
-
-interface ValidationItem {
-  keyword: string;
-  instancePath: string;
-  message?: string;
-  params?: { keys?: string[] };
-}
-
-/** "body.evaluation_tasks: Too big: expected number to be <=64", one clause per failing field. */
-export function describeValidation(context: string, items: ValidationItem[]): { path: string; message: string } {
-  const clauses = items.map((item) => {
-    const base = [context, ...item.instancePath.split('/').filter(Boolean)].join('.');
-    if (item.keyword === 'unrecognized_keys' && item.params?.keys?.length) {
-      return { path: `${base}.${item.params.keys[0]}`, text: `${item.params.keys.map((k) => `${base}.${k}`).join(', ')}: unknown field` };
-    }
-    const message = item.message?.startsWith('Invalid input: expected') && item.message.endsWith('received null')
-      ? 'must not be null'
-      : item.message ?? 'is invalid';
-    return { path: base, text: `${base}: ${message}` };
-  });
-  return { path: clauses[0]?.path ?? context, message: clauses.map((c) => c.text).join('; ') };
-}
+import { describeValidation, type ValidationItem } from '../domain/validation.js';
 
 const FASTIFY_CODES: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large'],

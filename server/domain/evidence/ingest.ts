@@ -4,7 +4,7 @@ import { RLEvent } from '../../../openapi/rl-evidence.js';
 import type { RLEventInput } from '../../../store/rl-events.js';
 import type { LogInput } from '../../../store/workload-runtime.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { describeValidation } from '../../http/error-handler.js';
+import { describeValidation } from '../validation.js';
 import { rlEventInput } from '../workloads/materialise.js';
 import { RL_EVENT_PREFIX, rlEventLine, type SimSpec } from '../../simulator/index.js';
 import type { DomainContext } from '../context.js';
