@@ -27,12 +27,13 @@ t.test('only routes/, server/http/ and the composition import Fastify', async (t
 t.test('SQL is spoken in store/ only', async (t) => {
   for (const path of SHIPPED) {
     if (under(path, 'store')) continue;
-    t.notMatch(text(path), /\.(prepare|pragma)\(|\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/, `${path} holds no SQL`);
+    t.notMatch(text(path), /\.(prepare|pragma)\(|\bdb\.exec\(|from 'better-sqlite3'/, `${path} runs no SQL`);
   }
 });
 
 t.test('no hook decides by the URL which surface a request is on', async (t) => {
-  for (const path of SHIPPED.filter((p) => under(p, 'server/http'))) {
+  // Views may write links to /v1 paths; the hooks and plugins must not ask where a request goes.
+  for (const path of SHIPPED.filter((p) => under(p, 'server/http') && !under(p, 'server/http/views'))) {
     t.notMatch(text(path), /url\.startsWith\(|['"`]\/(v1|_mock)\b/, `${path} tests no URL prefix`);
   }
 });

@@ -67,6 +67,8 @@ t.test('list: newest first, status filters, the contract\'s limit rule and offse
   const completed = await submit(services, tenant);
   context.clock.advance(tenant, 3600);
   const running = await submit(services, tenant);
+  // Created in the same virtual millisecond, two workloads would be ordered by their random ids.
+  context.clock.advance(tenant, 1);
   const cancelled = await submit(services, tenant);
   workloads.cancel(tenant, cancelled);
   context.clock.advance(tenant, 120);
