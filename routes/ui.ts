@@ -49,7 +49,10 @@ const ui: FastifyPluginAsync = async (app) => {
     const { body, type, etag } = asset(name);
     // No file name carries a version, so the browser revalidates every time; the ETag makes that
     // a 304 while the package is unchanged.
-    reply.header('cache-control', 'no-cache').header('etag', etag).header('x-content-type-options', 'nosniff');
+    reply.header('cache-control', 'no-cache').header('etag', etag).header('x-content-type-options', 'nosniff')
+      // The page runs only its own files and talks only to this server; journal bodies and log
+      // lines it shows are text, and no other site may frame it.
+      .header('content-security-policy', "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.type(type).send(body);
   };

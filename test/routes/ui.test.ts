@@ -34,6 +34,7 @@ t.test('the page is served without a key, and /_mock/ui is sent to /_mock/ui/', 
   t.equal(page.text, ui('index.html'));
   t.equal(page.headers.get('cache-control'), 'no-cache');
   t.equal(page.headers.get('x-content-type-options'), 'nosniff');
+  t.match(page.headers.get('content-security-policy'), /default-src 'self'.*frame-ancestors 'none'/);
 
   // The rest of /_mock still wants the key.
   t.equal((await s.call('GET', '/_mock/clock', { key: null })).status, 401);

@@ -1,11 +1,14 @@
 // The inspector at /_mock/ui, driven in Debian's Chromium through puppeteer-core: what a person
 // sees and presses. A missing browser fails these tests (test/helpers/inspector.ts).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
 import { ingest, submitCustom } from '../helpers/evidence.js';
-import { inspectorUrl, launchBrowser, TRAIN } from '../helpers/inspector.js';
-import { launchRun } from '../helpers/rl.js';
-import { startServer } from '../helpers/server.js';
+import { EVALUATE, inspectorUrl, launchBrowser, TRAIN } from '../helpers/inspector.js';
+import { advance, launchRun } from '../helpers/rl.js';
+import { startServer, tempDbPath } from '../helpers/server.js';
 
 // Functions given to page.evaluate run in the page; this module is compiled without the DOM's types.
 declare const document: any;
@@ -184,4 +187,26 @@ t.test('a run of 100,000 task events opens with one page of them, and pages on b
   t.equal(reads.length, 2);
   await page.click('#evidence-back');
   await page.waitForFunction((first) => document.querySelector('#evidence tbody tr td')?.textContent === first, {}, firstIds[0]);
+});
+
+t.test('an output downloads through the key, with the bytes its SHA-256 names', async (t) => {
+  const s = await startServer(t, { clock: 'manual' });
+  const { id } = await launchRun(s, EVALUATE);
+  await advance(s, 2 * 3600);
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage();
+  const folder = dirname(tempDbPath(t));
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: folder });
+  await page.goto(inspectorUrl(s, s.key, id));
+  await ready(page, 'run');
+  const outputs = await page.$$eval('#outputs tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  const results = outputs.find((r) => r[0] === 'results.json');
+  t.ok(results, 'results.json is listed');
+  t.match(results![3], /^[0-9a-f]{64}$/);
+  await page.click(`#outputs tbody tr:nth-child(${outputs.indexOf(results!) + 1}) button.download`);
+  const file = join(folder, 'results.json');
+  // Chromium writes to a temporary name and renames the file once it is whole.
+  for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+  t.equal(createHash('sha256').update(readFileSync(file)).digest('hex'), results![3], 'the saved file is the output');
 });
