@@ -22,6 +22,7 @@ import { REVIEW_SECRET } from './domain/launches/review-token.js';
 import { applyScenario, loadScenario } from './domain/control/scenarios.js';
 import healthRoutes from '../routes/health.js';
 import mockRoutes from '../routes/mock/index.js';
+import uiRoutes from '../routes/ui.js';
 import v1Routes from '../routes/v1/index.js';
 import './http/types.js';
 
@@ -136,6 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
   await app.register(mockRoutes, { prefix: '/_mock' });
+  await app.register(uiRoutes, { prefix: '/_mock/ui' });
 
   await app.ready();
   if (scenario) {

@@ -70,6 +70,15 @@ class NodusMock:
         query = "" if path is None else "?path=" + urllib.parse.quote(path)
         return self.control("GET", "/_mock/requests" + query)["requests"]
 
+    def inspector(self, workload_id=None):
+        """A link to the inspector for this tenant, or for one of its runs: open it in a browser.
+
+        The key is in the fragment (after #), which the browser keeps to itself."""
+        fragment = {"key": self.api_key}
+        if workload_id is not None:
+            fragment["workload"] = workload_id
+        return self.url + "/_mock/ui/#" + urllib.parse.urlencode(fragment)
+
 
 @pytest.fixture
 def nodus_mock(nodus_mock_url, monkeypatch):
@@ -77,4 +86,7 @@ def nodus_mock(nodus_mock_url, monkeypatch):
     api_key = "nk_test_" + secrets.token_hex(8)
     monkeypatch.setenv("NODUS_BASE_URL", nodus_mock_url)
     monkeypatch.setenv("NODUS_API_KEY", api_key)
-    return NodusMock(nodus_mock_url, api_key)
+    mock = NodusMock(nodus_mock_url, api_key)
+    # pytest shows a test's captured output only when it fails: then this is the way in.
+    print("nodus-mock inspector:", mock.inspector())
+    return mock

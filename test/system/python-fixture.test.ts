@@ -30,7 +30,10 @@ before = mock.control("GET", "/_mock/clock")["now"]
 after = mock.advance(3600)
 rule = mock.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 429, "error": "rate_limited", "retry_after": 1}})
 journal = mock.requests(path="/v1/me")
-print(json.dumps({"me": me.status, "before": before, "after": after, "rule": rule["id"], "journal": len(journal)}))
+link = mock.inspector("wl_example")
+page = urllib.request.urlopen(link.split("#")[0])
+print(json.dumps({"me": me.status, "before": before, "after": after, "rule": rule["id"], "journal": len(journal),
+                  "key": mock.api_key, "url": url, "link": link, "page": page.status}))
 session.close()
 `;
 
@@ -57,4 +60,7 @@ t.test('the pytest fixture in examples/pytest starts the mock, points the SDK at
   t.equal(Date.parse(out.after) - Date.parse(out.before), 3_600_000, 'advance moved the tenant clock');
   t.match(out.rule, /./, 'fault() returns the stored rule');
   t.equal(out.journal, 1, 'requests() reads the journal');
+  t.equal(out.link, `${out.url}/_mock/ui/#key=${out.key}&workload=wl_example`, 'inspector() links to the run');
+  t.equal(out.page, 200, 'and the link opens the inspector');
+  t.match(r.stdout, `nodus-mock inspector: ${out.url}/_mock/ui/#key=${out.key}\n`, 'the fixture prints the tenant\'s link');
 });
