@@ -1,6 +1,7 @@
 import type { Store } from '../../store/index.js';
 import type { Config } from '../config.js';
 import type { Catalog } from './catalog/index.js';
+import { createCatalogService } from './catalog/service.js';
 import { VirtualClock } from './clock.js';
 import type { DomainContext } from './context.js';
 import { createControlService } from './control/service.js';
@@ -34,6 +35,7 @@ export function createServices(options: ServiceOptions) {
   return {
     context,
     workloads: createWorkloadService(context),
+    catalog: createCatalogService(context),
     launches: createLaunchService(context),
     evidence: createEvidenceService(context),
     control: createControlService(context),
