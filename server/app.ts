@@ -100,10 +100,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const services = createServices({ config, store, catalog, wallNow: options.wallNow });
   app.decorate('services', services);
   app.decorate('config', config);
-  app.decorate('store', store);
-  app.decorate('clock', services.context.clock);
-  app.decorate('catalog', catalog);
-  app.decorate('materialiser', services.context.materialiser);
 
   app.decorateRequest('rawBody', null);
   app.removeContentTypeParser('application/json');
