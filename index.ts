@@ -7,7 +7,8 @@
  *
  * The exported types are written out here rather than derived from the zod schemas: they are the
  * published surface (dist/index.d.ts, written by scripts/emit-types.mjs), and deriving them would
- * drag zod, Fastify and better-sqlite3 types into every consumer's compilation.
+ * drag zod, Fastify and better-sqlite3 types into every consumer's compilation. The build checks
+ * them against the schemas instead (test/contract/node-api-types.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -58,10 +59,12 @@ export interface MockServerOptions {
   assetQuotaBytes?: number;
 }
 
+export type FaultMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 /** A `/_mock/faults` rule as control-api.md documents it. */
 export interface FaultRule {
   /** Any method when absent. */
-  method?: string;
+  method?: FaultMethod;
   /** An exact path, a route template (`/v1/workloads/{id}`) or a prefix ending in `*`. */
   path: string;
   /** How many matching requests it applies to (default 1). */
@@ -75,8 +78,28 @@ export interface FaultRule {
     | { type: 'drop_response' };
 }
 
-/** The rule as the server stored it. */
-export type Fault = FaultRule & { id: string; [field: string]: unknown };
+/** The rule as the server stored it: defaults filled in, with its counts. */
+export interface Fault {
+  id: string;
+  /** null: any method. */
+  method: FaultMethod | null;
+  path: string;
+  times: number;
+  after: number;
+  action:
+    | { type: 'error'; status: number; error: string; message: string; retry_after?: number }
+    | { type: 'delay'; ms: number }
+    | { type: 'reset' }
+    | { type: 'drop_response' };
+  /** Applications left (times − applied). */
+  remaining: number;
+  /** Matching requests this rule has counted while live. */
+  seen: number;
+  applied: number;
+  source: 'api' | 'scenario';
+  /** RFC 3339 virtual time. */
+  created_at: string;
+}
 
 export interface RequestFilter {
   limit?: number;
@@ -86,15 +109,31 @@ export interface RequestFilter {
 
 /** One `/_mock/requests` journal entry, newest first. */
 export interface JournalEntry {
-  id: string;
+  /** Increases with each journaled request; never reused. */
+  id: number;
+  /** RFC 3339 virtual time the request arrived. */
   at: string;
+  /** RFC 3339 wall-clock time the request arrived. */
+  wall_at: string;
   method: string;
+  /** As sent, without the query string. */
   path: string;
-  status: number;
+  /** As sent; a repeated name gives an array. */
+  query: Record<string, string | string[]>;
+  /** null when the connection was reset or dropped unanswered. */
+  status: number | null;
   request_id: string;
   idempotency_key: string | null;
+  /** The answer carried Idempotent-Replayed: true. */
   replayed: boolean;
-  [field: string]: unknown;
+  fault: 'error' | 'delay' | 'reset' | 'drop_response' | null;
+  fault_id: string | null;
+  /** Parsed JSON when JSON, else text; null without a body; a cut body is text ending in a marker. */
+  body: unknown;
+  /** Bytes received. */
+  body_bytes: number;
+  body_truncated: boolean;
+  duration_ms: number;
 }
 
 export interface MockServer {

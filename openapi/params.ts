@@ -34,3 +34,10 @@ export const GradingResultsQuery = z.strictObject({ revision: queryInteger(1, 21
 
 /** The same bound: a longer id never names an asset either, and a shorter odd one reaches the domain's 404. */
 export const AssetParams = WorkloadParams;
+
+export const EnvironmentParams = z.object({ environment: z.string().min(1).max(128) });
+export const ExampleParams = EnvironmentParams.extend({ example: z.string().min(1).max(128) });
+
+/** PATCH /_mock/recipes/{id}: a catalog recipe id. */
+export const RecipeParams = z.object({ id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/) });
+export const FaultParams = z.object({ id: z.string().min(1).max(64) });

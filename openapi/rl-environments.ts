@@ -54,3 +54,9 @@ export const RLEnvironment = z
   })
   .meta({ id: 'RLEnvironment' });
 export type RLEnvironment = z.infer<typeof RLEnvironment>;
+
+/** GET /v1/rl-environments. */
+export const RLEnvironmentList = z.object({ schema_version: z.int(), reviewed_at: z.string().optional(), environments: z.array(RLEnvironment) });
+
+/** POST /v1/rl-environments/{environment}/examples/{example}/runs; the body may be omitted. */
+export const RLExampleRunRequest = z.strictObject({ name: z.string().max(120).optional().describe('default: the environment\'s and the example\'s names') });

@@ -58,7 +58,11 @@ export const RLRecipeDescriptor = z
     outputs: z.array(RLRecipeOutput),
   })
   .meta({ id: 'RLRecipeDescriptor' });
+
 export type RLRecipeDescriptor = z.infer<typeof RLRecipeDescriptor>;
+
+/** GET /v1/rl-recipes: the catalog with this tenant's availability, in catalog order. */
+export const RLRecipeList = z.strictObject({ recipes: z.array(RLRecipeDescriptor) });
 
 // The contract pins recipe_id/recipe_version to the one recipe the real service serves; here the
 // catalog is data, so they are plain bounded strings checked against it by the route

@@ -17,7 +17,7 @@ export default (async function healthRoutes(app) {
     },
   }, async (_request, reply) => {
     try {
-      app.store.db.prepare('SELECT 1').get();
+      app.services.control.ready();
       return { status: 'ready' };
     } catch (err) {
       return reply.code(503).send({ error: 'not_ready', message: `database unavailable: ${(err as Error).message}` });

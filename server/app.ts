@@ -19,7 +19,7 @@ import { createLogger } from './logger.js';
 import requestLog, { requestId } from './http/request-log.js';
 import { syncHook } from './http/sync-hook.js';
 import { REVIEW_SECRET } from './domain/launches/review-token.js';
-import { applyScenario, loadScenario } from './domain/control/scenarios.js';
+import { loadScenario } from './domain/control/scenarios.js';
 import healthRoutes from '../routes/health.js';
 import mockRoutes from '../routes/mock/index.js';
 import uiRoutes from '../routes/ui.js';
@@ -101,10 +101,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const services = createServices({ config, store, catalog, wallNow: options.wallNow });
   app.decorate('services', services);
   app.decorate('config', config);
-  app.decorate('store', store);
-  app.decorate('clock', services.context.clock);
-  app.decorate('catalog', catalog);
-  app.decorate('materialiser', services.context.materialiser);
 
   app.decorateRequest('rawBody', null);
   app.removeContentTypeParser('application/json');
@@ -142,7 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.ready();
   if (scenario) {
     try {
-      const tenants = applyScenario(app, scenario);
+      const tenants = services.control.applyScenario(scenario);
       app.log.info({ scenario: scenario.source, applied_to: tenants }, 'scenario applied');
     } catch (err) {
       await app.close();

@@ -100,6 +100,10 @@ function createStore(db: Db) {
     onGroupCommit(fn: () => void): void {
       riders.push(fn);
     },
+    /** The readiness probe: throws when the database does not answer. */
+    ping(): void {
+      db.prepare('SELECT 1').get();
+    },
     close(): void {
       if (db.open) db.close();
     },

@@ -6,9 +6,11 @@ import { ClockAdvance, ClockNow, ClockState, ClockUpdate } from '../../openapi/m
 const present = (v: ClockView) => ({ mode: v.mode, scale: v.scale, now: isoTime(v.nowMs) });
 
 export default (async function mockClockRoutes(app) {
+  const { control } = app.services;
+
   app.get('/clock', {
     schema: { tags: ['mock'], summary: "This tenant's virtual clock", response: { 200: ClockState, ...errorResponses } },
-  }, async (request) => present(app.clock.view(request.tenant.id)));
+  }, async (request) => present(control.clock(request.tenant.id)));
 
   app.put('/clock', {
     schema: {
@@ -17,7 +19,7 @@ export default (async function mockClockRoutes(app) {
       body: ClockUpdate,
       response: { 200: ClockState, ...errorResponses },
     },
-  }, async (request) => present(app.clock.set(request.tenant.id, request.body.mode, request.body.scale)));
+  }, async (request) => present(control.setClock(request.tenant.id, request.body.mode, request.body.scale)));
 
   app.post('/clock/advance', {
     schema: {
@@ -26,13 +28,5 @@ export default (async function mockClockRoutes(app) {
       body: ClockAdvance,
       response: { 200: ClockNow, ...errorResponses },
     },
-  }, async (request) => {
-    const tenantId = request.tenant.id;
-    const nowMs = app.store.write(() => {
-      const view = app.clock.advance(tenantId, request.body.seconds);
-      app.materialiser.materialiseTenant(tenantId, view.nowMs);
-      return view.nowMs;
-    });
-    return { now: isoTime(nowMs) };
-  });
+  }, async (request) => ({ now: isoTime(control.advanceClock(request.tenant.id, request.body.seconds)) }));
 }) satisfies FastifyPluginAsyncZod;

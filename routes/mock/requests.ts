@@ -6,6 +6,8 @@ import { presentJournalRow } from '../../server/http/views/journal.js';
 
 /** The request journal that server/http/journal.ts writes. */
 export default (async function mockRequestRoutes(app) {
+  const { control } = app.services;
+
   app.get('/requests', {
     schema: {
       tags: ['mock'],
@@ -13,22 +15,12 @@ export default (async function mockRequestRoutes(app) {
       querystring: JournalQuery,
       response: { 200: JournalList, ...errorResponses },
     },
-  }, async (request) => {
-    const { limit, method, path } = request.query;
-    const prefix = path?.endsWith('*') ?? false;
-    const rows = app.store.journal.list(request.tenant.id, {
-      limit,
-      method: method?.toUpperCase(),
-      path: prefix ? path!.slice(0, -1) : path,
-      prefix,
-    });
-    return { requests: rows.map(presentJournalRow) };
-  });
+  }, async (request) => ({ requests: control.requests(request.tenant.id, request.query).map(presentJournalRow) }));
 
   app.delete('/requests', {
     schema: { tags: ['mock'], summary: 'Clear this tenant\'s request journal', response: { 204: z.null(), ...errorResponses } },
   }, async (request, reply) => {
-    app.store.journal.clear(request.tenant.id);
+    control.clearRequests(request.tenant.id);
     return reply.code(204).send(null);
   });
 }) satisfies FastifyPluginAsyncZod;

@@ -9,13 +9,5 @@ export default (async function mockResetRoutes(app) {
       summary: 'Delete everything this tenant owns (workloads, keys, faults, overrides, budget, journal); clock back to the defaults',
       response: { 200: ResetResult, ...errorResponses },
     },
-  }, async (request) => {
-    const tenantId = request.tenant.id;
-    const deleted = app.store.write(() => {
-      const counts = app.store.reset.deleteTenantData(tenantId);
-      app.clock.resetToDefaults(tenantId);
-      return counts;
-    });
-    return { reset: true as const, deleted };
-  });
+  }, async (request) => ({ reset: true as const, deleted: app.services.control.reset(request.tenant.id) }));
 }) satisfies FastifyPluginAsyncZod;

@@ -1,32 +1,26 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
-import { RLEnvironment } from '../../openapi/rl-environments.js';
+import { EnvironmentParams, ExampleParams } from '../../openapi/params.js';
+import { RLEnvironment, RLEnvironmentList, RLExampleRunRequest } from '../../openapi/rl-environments.js';
 import { SubmitResult, WorkloadPayload } from '../../openapi/workloads.js';
-import { notFound } from '../../server/domain/errors.js';
-import { exampleWorkload, findExample } from '../../server/domain/launches/example-runs.js';
 import { answerIdempotently, requireIdempotencyKey } from '../../server/http/idempotency.js';
 import { OPTIONAL_BODY } from '../../server/http/openapi-document.js';
 
-const EnvironmentParams = z.object({ environment: z.string().min(1).max(128) });
-const ExampleParams = EnvironmentParams.extend({ example: z.string().min(1).max(128) });
-
 export default (async function rlEnvironmentRoutes(app) {
+  const { catalog, launches } = app.services;
+
   app.get('/rl-environments', {
     schema: {
       operationId: 'listRLEnvironments',
       tags: ['RL'],
       summary: 'The environment catalog: what each environment is and, when runnable, its launch and examples',
-      response: {
-        200: z.object({ schema_version: z.int(), reviewed_at: z.string().optional(), environments: z.array(RLEnvironment) }),
-        ...errorResponses,
-      },
+      response: { 200: RLEnvironmentList, ...errorResponses },
     },
-  }, async () => ({
-    schema_version: 1,
-    ...(app.catalog.reviewedAt === undefined ? {} : { reviewed_at: app.catalog.reviewedAt }),
-    environments: [...app.catalog.environments],
-  }));
+  }, async () => {
+    const { reviewedAt, environments } = catalog.environments();
+    return { schema_version: 1, ...(reviewedAt === undefined ? {} : { reviewed_at: reviewedAt }), environments: [...environments] };
+  });
 
   app.get('/rl-environments/:environment', {
     schema: {
@@ -36,11 +30,7 @@ export default (async function rlEnvironmentRoutes(app) {
       params: EnvironmentParams,
       response: { 200: RLEnvironment, ...errorResponses },
     },
-  }, async (request) => {
-    const environment = app.catalog.environment(request.params.environment);
-    if (!environment) throw notFound(`environment ${request.params.environment}`);
-    return environment;
-  });
+  }, async (request) => catalog.environment(request.params.environment));
 
   app.get('/rl-environments/:environment/examples/:example/workload', {
     schema: {
@@ -50,10 +40,7 @@ export default (async function rlEnvironmentRoutes(app) {
       params: ExampleParams,
       response: { 200: z.object({ workload: WorkloadPayload }), ...errorResponses },
     },
-  }, async (request) => {
-    const { environment, example } = findExample(app, request.params.environment, request.params.example);
-    return { workload: exampleWorkload(environment, example) };
-  });
+  }, async (request) => ({ workload: launches.exampleWorkload(request.params.environment, request.params.example) }));
 
   app.post('/rl-environments/:environment/examples/:example/runs', {
     schema: {
@@ -61,7 +48,7 @@ export default (async function rlEnvironmentRoutes(app) {
       tags: ['RL'],
       summary: 'Run a catalog example as an ordinary workload (Idempotency-Key required; a retry with the same environment, example and name replays)',
       params: ExampleParams,
-      body: z.strictObject({ name: z.string().max(120).optional().describe('default: the environment\'s and the example\'s names') }),
+      body: RLExampleRunRequest,
       // The contract's body is optional; server/app.ts documents it so.
       [OPTIONAL_BODY]: true,
       response: { 202: SubmitResult, ...errorResponses },
@@ -74,6 +61,6 @@ export default (async function rlEnvironmentRoutes(app) {
   }, async (request, reply) => {
     const { environment, example } = request.params;
     const { name } = request.body;
-    return answerIdempotently(reply, app.services.launches.runExample(request.tenant.id, requireIdempotencyKey(request), environment, example, name));
+    return answerIdempotently(reply, launches.runExample(request.tenant.id, requireIdempotencyKey(request), environment, example, name));
   });
 }) satisfies FastifyPluginAsyncZod;

@@ -2,6 +2,7 @@ import type { Store } from '../../store/index.js';
 import type { Config } from '../config.js';
 import { createAssetService } from './assets/service.js';
 import type { Catalog } from './catalog/index.js';
+import { createCatalogService } from './catalog/service.js';
 import { VirtualClock } from './clock.js';
 import type { DomainContext } from './context.js';
 import { createControlService } from './control/service.js';
@@ -35,6 +36,7 @@ export function createServices(options: ServiceOptions) {
   return {
     context,
     workloads: createWorkloadService(context),
+    catalog: createCatalogService(context),
     launches: createLaunchService(context),
     evidence: createEvidenceService(context),
     control: createControlService(context),

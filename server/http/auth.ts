@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN } from '../config.js';
-import { registerKey, unauthorized, type Tenant } from '../domain/control/tenants.js';
+import { unauthorized, type Tenant } from '../domain/control/tenants.js';
 import { syncHook } from './sync-hook.js';
 
 /**
@@ -10,12 +10,13 @@ import { syncHook } from './sync-hook.js';
  * mirrors never changes once written.
  */
 export default fp(async function auth(app) {
+  const { control } = app.services;
   const cache = new Map<string, Tenant>();
 
   function resolve(key: string): Tenant {
     const cached = cache.get(key);
     if (cached) return cached;
-    const tenant = registerKey(app, key);
+    const tenant = control.registerKey(key);
     if (cache.size > 10_000) cache.clear();
     cache.set(key, tenant);
     return tenant;

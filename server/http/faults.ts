@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import type { onSendHookHandler, preValidationHookHandler } from 'fastify';
 import type { FaultRow } from '../../store/faults.js';
-import { takeFault, type FaultActionInput } from '../domain/control/faults.js';
+import type { FaultActionInput } from '../domain/control/faults.js';
 import { ApiError } from '../domain/errors.js';
 
 /**
@@ -11,6 +11,7 @@ import { ApiError } from '../domain/errors.js';
  * onSend hook only carries out a drop decided there, since a dropped answer must exist first.
  */
 export default fp(async function faults(app) {
+  const { control } = app.services;
   // Shutdown cuts delays short so close() does not wait out a minute-long fault.
   const closing = new AbortController();
   app.addHook('preClose', async () => closing.abort());
@@ -20,7 +21,7 @@ export default fp(async function faults(app) {
   const preValidation: preValidationHookHandler = (request, reply, done) => {
     let rule: FaultRow | undefined;
     try {
-      rule = takeFault(app, request.tenant.id, request.method, request.url);
+      rule = control.takeFault(request.tenant.id, request.method, request.url);
     } catch (err) {
       return done(err as Error);
     }

@@ -75,6 +75,7 @@ const FLUSH_AT_ROWS = 1000;
  * after what is waiting has been written, as does closing the server.
  */
 export default fp(async function journal(app) {
+  const { control } = app.services;
   let pending: JournalRecord[] = [];
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
@@ -84,7 +85,7 @@ export default fp(async function journal(app) {
     const entries = pending;
     pending = [];
     try {
-      app.store.journal.append(entries, app.config.journalSize);
+      control.appendJournal(entries);
     } catch (err) {
       app.log.error({ err, requests: entries.map((e) => e.row.requestId) }, 'request journal: could not record these requests');
     }
@@ -95,22 +96,20 @@ export default fp(async function journal(app) {
     else if (waiting === 1) timer = setTimeout(flush, FLUSH_AFTER_MS);
   };
 
-  app.store.onGroupCommit(flush);
+  control.alongGroupCommits(flush);
   app.addHook('onClose', async () => flush());
   const recordRequest = syncHook((request, reply) => {
     const tenantId = request.tenant.id;
-    let atMs: number;
-    let wallMs: number;
+    let arrival: { atMs: number; wallMs: number };
     try {
-      atMs = app.clock.nowMs(tenantId);
-      wallMs = app.clock.wallNow();
+      arrival = control.arrival(tenantId);
     } catch (err) {
       request.log.error({ err }, 'request journal: cannot read the clock; this request is not journaled');
       return;
     }
     reply.raw.once('close', () => {
       try {
-        record({ tenantId, row: journalRow(request, reply, atMs, wallMs) });
+        record({ tenantId, row: journalRow(request, reply, arrival.atMs, arrival.wallMs) });
       } catch (err) {
         request.log.error({ err }, 'request journal: could not record this request');
       }

@@ -1,10 +1,6 @@
-import type { Catalog } from '../domain/catalog/index.js';
 import type { Config } from '../config.js';
-import type { VirtualClock } from '../domain/clock.js';
-import type { Materialiser } from '../domain/workloads/materialise.js';
 import type { AppliedFault } from '../domain/control/faults.js';
 import type { Tenant } from '../domain/control/tenants.js';
-import type { Store } from '../../store/index.js';
 import type { Services } from '../domain/services.js';
 import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler, RouteHandlerMethod } from 'fastify';
 
@@ -12,10 +8,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     services: Services;
-    store: Store;
-    clock: VirtualClock;
-    catalog: Catalog;
-    materialiser: Materialiser;
     /** The key check, added by the /v1 and /_mock contexts (auth.ts). */
     authenticate: onRequestHookHandler;
     /** The fault rules, applied by the /v1 context (faults.ts). */

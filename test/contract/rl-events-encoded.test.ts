@@ -87,6 +87,6 @@ t.test('a stored event the schema would refuse fails the check: it is not vacuou
   await ingest(s, id, [{ event_id: 'e1', phase: 'baseline', task_id: 't', attempt: 1, kind: 'task_started' }]);
   t.same(pageProblems(await s.call('GET', `/v1/workloads/${id}/rl-events`)), []);
   // Stored text that drifted from RLEvent, as a careless migration or writer could leave it.
-  s.app.store.db.prepare('UPDATE rl_events SET event = ? WHERE workload_id = ?').run('{"event_id":"e1","kind":"task_started","extra":1}', id);
+  s.store.db.prepare('UPDATE rl_events SET event = ? WHERE workload_id = ?').run('{"event_id":"e1","kind":"task_started","extra":1}', id);
   t.not(pageProblems(await s.call('GET', `/v1/workloads/${id}/rl-events`)).length, 0);
 });

@@ -2,21 +2,37 @@ import { WorkloadPayload } from '../../openapi/workloads.js';
 import { openStore } from '../../store/index.js';
 import { defaultConfig, type Config } from '../../server/config.js';
 import { loadCatalog } from '../../server/domain/catalog/index.js';
-import { registerKey } from '../../server/domain/control/tenants.js';
 import { ApiError } from '../../server/domain/errors.js';
 import { createServices, type Services } from '../../server/domain/services.js';
 import { freshKey, type Teardown } from './server.js';
 
-/** The domain services over an in-memory store, every tenant's clock manual: no server, no socket. */
-export function memoryServices(t: Teardown, overrides: Partial<Config> = {}): Services {
+/** Fixed wall time, so realtime clocks move only when a test moves them. */
+export const WALL_START = Date.parse('2026-01-01T00:00:00Z');
+
+/**
+ * Every domain service over a fresh `:memory:` store and the built-in catalog, no server: what
+ * buildApp builds, without HTTP. `tenant()` registers a new key as the auth hook would.
+ */
+export function domainServices(t: Teardown, overrides: Partial<Config> = {}) {
   const config = defaultConfig({ logLevel: 'silent', clock: 'manual', ...overrides, db: ':memory:' });
   const store = openStore(':memory:');
   t.teardown(() => store.close());
-  return createServices({ config, store, catalog: loadCatalog() });
+  const wall = { now: WALL_START };
+  const services = createServices({ config, store, catalog: loadCatalog(), wallNow: () => wall.now });
+  return {
+    services,
+    store,
+    config,
+    wall,
+    tenant: (key = freshKey()) => services.control.registerKey(key).id,
+  };
 }
 
+/** The domain services alone, every tenant's clock manual. */
+export const memoryServices = (t: Teardown, overrides: Partial<Config> = {}): Services => domainServices(t, overrides).services;
+
 /** A fresh open-mode tenant, registered as its first request would register it. */
-export const newTenant = (services: Services): string => registerKey(services.context, freshKey()).id;
+export const newTenant = (services: Services): string => services.control.registerKey(freshKey()).id;
 
 /** A custom workload's payload as the submit route hands it over: parsed by WorkloadPayload. */
 export const customPayload = (extra: Record<string, unknown> = {}) =>

@@ -22,7 +22,7 @@ export async function previewAndLaunch(s: TestServer, configuration: Record<stri
 
 /** Workloads in this server's own database, whatever the tenant. */
 export function workloadCount(s: TestServer): number {
-  return (s.app.store.db.prepare('SELECT count(*) AS n FROM workloads').get() as { n: number }).n;
+  return (s.store.db.prepare('SELECT count(*) AS n FROM workloads').get() as { n: number }).n;
 }
 
 /** Launches a recipe run and returns its workload id and the preview it was launched from. */

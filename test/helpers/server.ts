@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../server/app.js';
 import { defaultConfig, type Config } from '../../server/config.js';
+import type { Store } from '../../store/index.js';
 
 /** The part of tap's Test these helpers use. */
 export interface Teardown {
@@ -34,6 +35,8 @@ export interface TestServer {
   key: string;
   dbPath: string;
   config: Config;
+  /** The app's store, for tests that look at or break the database under the server. */
+  store: Store;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
   close(): Promise<void>;
 }
@@ -88,6 +91,7 @@ export async function startServer(
     key,
     dbPath,
     config,
+    store: app.services.context.store,
     call: (method, path, callOptions) => call(url, method, path, key, callOptions),
     close,
   };

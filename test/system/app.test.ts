@@ -15,7 +15,7 @@ t.test('health routes need no key and answer JSON', async (t) => {
 
 t.test('readiness fails with 503 when the database is gone', async (t) => {
   const s = await startServer(t);
-  s.app.store.close();
+  s.store.close();
   const res = await s.call('GET', '/readyz', { key: null });
   t.equal(res.status, 503);
   t.equal(res.body.error, 'not_ready');
@@ -162,7 +162,7 @@ t.test('oversized URLs and headers are refused in the envelope', async (t) => {
 
 t.test('unexpected failures are 500 internal without internals', async (t) => {
   const s = await startServer(t);
-  s.app.store.close();
+  s.store.close();
   const res = await s.call('GET', '/v1/me', { key: freshKey() });
   t.equal(res.status, 500);
   t.equal(res.body.error, 'internal');

@@ -91,7 +91,7 @@ t.test('a strict TypeScript consumer compiles against dist/index.d.ts', async (t
       'const now: string = await mock.advance(60);',
       "const rule: FaultRule = { method: 'POST', path: '/v1/rl-runs', action: { type: 'drop_response' } };",
       'const id: string = (await mock.fault(rule)).id;',
-      "const status: number | undefined = (await mock.requests({ path: '/v1/rl-runs', limit: 5 }))[0]?.status;",
+      "const status: number | null | undefined = (await mock.requests({ path: '/v1/rl-runs', limit: 5 }))[0]?.status;",
       'await mock.reset();',
       'await mock.close();',
       "// @ts-expect-error seconds are a number",

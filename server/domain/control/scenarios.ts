@@ -6,6 +6,7 @@ import type { Catalog } from '../catalog/index.js';
 import { API_KEY_PATTERN } from '../../config.js';
 import { ApiError } from '../errors.js';
 import { addFault } from './faults.js';
+import { setBudget, setRecipeOverride } from '../launches/admission.js';
 import { readJsonFile } from '../json-file.js';
 import type { DomainContext } from '../context.js';
 
@@ -65,15 +66,8 @@ function applyEntry(deps: DomainContext, tenantId: string, entry: ScenarioEntry)
   // A changed entry replaces the faults an earlier version of it made; API-made ones stay.
   deps.store.faults.clear(tenantId, 'scenario');
   for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
-  for (const [recipeId, o] of Object.entries(entry.recipes ?? {})) {
-    deps.store.admission.setOverride(tenantId, recipeId, { available: o.available, unavailableReason: o.unavailable_reason ?? null });
-  }
-  if (entry.budget) {
-    deps.store.admission.setBudget(tenantId, {
-      monthlySpendCapUsd: entry.budget.monthly_spend_cap_usd,
-      monthToDateUsd: entry.budget.month_to_date_usd ?? 0,
-    });
-  }
+  for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(deps, tenantId, recipeId, update);
+  if (entry.budget) setBudget(deps, tenantId, entry.budget);
   if (entry.clock) {
     deps.clock.set(tenantId, entry.clock.mode, entry.clock.scale);
     if (entry.clock.advance_seconds !== undefined) deps.clock.advance(tenantId, entry.clock.advance_seconds);

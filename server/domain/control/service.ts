@@ -1,7 +1,143 @@
+import type { z } from 'zod';
+import type { BudgetUpdate, JournalQuery, RecipeOverrideUpdate } from '../../../openapi/mock.js';
+import type { RLRecipeDescriptor } from '../../../openapi/rl-recipes.js';
+import type { JournalRecord, JournalRow } from '../../../store/journal.js';
+import type { FaultRow } from '../../../store/faults.js';
+import type { ResetCounts } from '../../../store/reset.js';
+import type { Budget } from '../../../store/admission.js';
+import { Catalog } from '../catalog/index.js';
+import type { ClockMode, ClockView } from '../clock.js';
 import type { DomainContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { recipeAvailability, setBudget, setRecipeOverride } from '../launches/admission.js';
+import { addFault, takeFault, type FaultRuleInput } from './faults.js';
+import { applyScenario, type Scenario } from './scenarios.js';
+import { registerKey, type Tenant } from './tenants.js';
 
-/** The /_mock levers: clock, faults, journal, admission, reset, scenarios. */
+/**
+ * The mock's own levers and plumbing: keys, the clock, fault rules, the request journal, the
+ * admission levers, reset, scenarios and readiness. Each method is one operation in its own
+ * transaction (a single statement is one by itself).
+ */
 export function createControlService(deps: DomainContext) {
-  void deps;
-  return {};
+  const { store, clock, materialiser, catalog, config } = deps;
+
+  return {
+    /** The tenant of an accepted key, registered on its first use; a 401 ApiError otherwise. */
+    registerKey(key: string): Tenant {
+      return registerKey(deps, key);
+    },
+
+    clock(tenantId: string): ClockView {
+      return clock.view(tenantId);
+    },
+
+    setClock(tenantId: string, mode: ClockMode, scale?: number): ClockView {
+      return clock.set(tenantId, mode, scale);
+    },
+
+    /** Moves virtual time forward and materialises everything that fell due; answers the new now. */
+    advanceClock(tenantId: string, seconds: number): number {
+      return store.write(() => {
+        const view = clock.advance(tenantId, seconds);
+        materialiser.materialiseTenant(tenantId, view.nowMs);
+        return view.nowMs;
+      });
+    },
+
+    addFault(tenantId: string, rule: FaultRuleInput): FaultRow {
+      return store.write(() => addFault(deps, tenantId, rule, 'api'));
+    },
+
+    /** Every rule of the tenant, oldest first, exhausted ones included. */
+    faults(tenantId: string): FaultRow[] {
+      return store.faults.list(tenantId);
+    },
+
+    removeFault(tenantId: string, id: string): void {
+      if (!store.faults.delete(tenantId, id)) throw notFound(`fault ${id}`);
+    },
+
+    clearFaults(tenantId: string): void {
+      store.faults.clear(tenantId);
+    },
+
+    /** The fault hook: counts a /v1 request against the tenant's rules, answers the rule to apply. */
+    takeFault(tenantId: string, method: string, url: string): FaultRow | undefined {
+      return takeFault(deps, tenantId, method, url);
+    },
+
+    /** When a request arrived, in the tenant's virtual time and on the wall clock, for its journal row. */
+    arrival(tenantId: string): { atMs: number; wallMs: number } {
+      return { atMs: clock.nowMs(tenantId), wallMs: clock.wallNow() };
+    },
+
+    /** Appends journal rows, each tenant's ring kept at the configured size, in one transaction. */
+    appendJournal(entries: readonly JournalRecord[]): void {
+      store.journal.append(entries, config.journalSize);
+    },
+
+    /**
+     * `fn` runs inside every group commit of state changes, after them: the journal's waiting rows
+     * ride along rather than pay a commit of their own. It must handle its own errors.
+     */
+    alongGroupCommits(fn: () => void): void {
+      store.onGroupCommit(fn);
+    },
+
+    /** Newest first; a path ending in `*` matches a prefix, the method any case. */
+    requests(tenantId: string, query: z.output<typeof JournalQuery>): JournalRow[] {
+      const { limit, method, path } = query;
+      const prefix = path?.endsWith('*') ?? false;
+      return store.journal.list(tenantId, {
+        limit,
+        method: method?.toUpperCase(),
+        path: prefix ? path!.slice(0, -1) : path,
+        prefix,
+      });
+    },
+
+    clearRequests(tenantId: string): void {
+      store.journal.clear(tenantId);
+    },
+
+    /** This tenant's view of a recipe's availability; answers the recipe as it now lists. */
+    overrideRecipe(tenantId: string, recipeId: string, update: z.output<typeof RecipeOverrideUpdate>): z.output<typeof RLRecipeDescriptor> {
+      const recipe = catalog.recipe(recipeId);
+      if (!recipe) throw notFound(`recipe ${recipeId}`);
+      setRecipeOverride(deps, tenantId, recipe.id, update);
+      // Read back outside any transaction, so the tenant cache keeps it for the next list.
+      const availability = recipeAvailability(deps, tenantId, recipe);
+      return Catalog.descriptor(recipe, availability.available, availability.reason);
+    },
+
+    setBudget(tenantId: string, update: z.output<typeof BudgetUpdate>): Budget {
+      return setBudget(deps, tenantId, update);
+    },
+
+    removeBudget(tenantId: string): void {
+      store.admission.deleteBudget(tenantId);
+    },
+
+    /** Deletes everything the tenant owns and puts its clock back to the defaults; answers the counts. */
+    reset(tenantId: string): ResetCounts {
+      return store.write(() => {
+        const counts = store.reset.deleteTenantData(tenantId);
+        clock.resetToDefaults(tenantId);
+        return counts;
+      });
+    },
+
+    /** Applies a loaded scenario file at start; answers the tenants it applied an entry to. */
+    applyScenario(scenario: Scenario): string[] {
+      return applyScenario(deps, scenario);
+    },
+
+    /** Throws when the database does not answer. */
+    ready(): void {
+      store.ping();
+    },
+  };
 }
+
+export type ControlService = ReturnType<typeof createControlService>;

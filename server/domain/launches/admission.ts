@@ -1,4 +1,6 @@
-import type { RecipeOverride } from '../../../store/admission.js';
+import type { z } from 'zod';
+import type { BudgetUpdate, RecipeOverrideUpdate } from '../../../openapi/mock.js';
+import type { Budget, RecipeOverride } from '../../../store/admission.js';
 import type { CatalogRecipe } from '../catalog/index.js';
 import { ApiError } from '../errors.js';
 import type { DomainContext } from '../context.js';
@@ -20,6 +22,20 @@ function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefi
 
 export function recipeAvailability(deps: DomainContext, tenantId: string, recipe: CatalogRecipe): Availability {
   return availabilityOf(recipe, deps.store.admission.overrides(tenantId).get(recipe.id));
+}
+
+/**
+ * The admission levers, as PATCH /_mock/recipes/{id}, PUT /_mock/budget and the scenario files
+ * set them; the caller's transaction holds them.
+ */
+export function setRecipeOverride(deps: DomainContext, tenantId: string, recipeId: string, update: z.output<typeof RecipeOverrideUpdate>): void {
+  deps.store.admission.setOverride(tenantId, recipeId, { available: update.available, unavailableReason: update.unavailable_reason ?? null });
+}
+
+export function setBudget(deps: DomainContext, tenantId: string, update: z.output<typeof BudgetUpdate>): Budget {
+  const budget = { monthlySpendCapUsd: update.monthly_spend_cap_usd, monthToDateUsd: update.month_to_date_usd ?? 0 };
+  deps.store.admission.setBudget(tenantId, budget);
+  return budget;
 }
 
 /** Every catalog recipe's availability for the tenant, in catalog order, from one read. */

@@ -1,14 +1,19 @@
 import type { z } from 'zod';
 import type { RLRecipeRequest, RLRunRequest } from '../../../openapi/rl-recipes.js';
+import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
-import { admitExampleRun } from './example-runs.js';
+import { admitExampleRun, exampleWorkload, findExample } from './example-runs.js';
 import { admitOnce } from './idempotency.js';
+import { createRecipeLists } from './recipes.js';
 import { admitLaunch, previewRun } from './rl-runs.js';
 
-/** Managed RL runs: preview and launch with the review token. */
+/** Managed RL runs: the recipe list, preview and launch with the review token; catalog example runs. */
 export function createLaunchService(deps: DomainContext) {
   return {
+    /** The catalog's recipes with this tenant's availability; the same object while that stays the same. */
+    recipes: createRecipeLists(deps),
+
     preview(tenantId: string, request: z.output<typeof RLRecipeRequest>) {
       return previewRun(deps, tenantId, request);
     },
@@ -22,6 +27,12 @@ export function createLaunchService(deps: DomainContext) {
         fingerprint,
         admit: (nowMs) => admitLaunch(deps, tenantId, body, fingerprint, nowMs),
       });
+    },
+
+    /** The workload an example's run would submit under its default name; starts nothing. */
+    exampleWorkload(environmentId: string, exampleId: string): WorkloadPayload {
+      const { environment, example } = findExample(deps, environmentId, exampleId);
+      return exampleWorkload(environment, example);
     },
 
     /** POST /v1/rl-environments/{environment}/examples/{example}/runs: admitted once per key. */

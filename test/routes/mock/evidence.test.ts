@@ -161,12 +161,12 @@ t.test('text bodies: nodus.rl_event lines are events, other lines are only logge
   t.same(res.body.rejected.map((r: any) => [r.index, r.line, r.error]), [[1, 3, 'invalid_json'], [2, 4, 'invalid_event']]);
   const { rows } = await drainChecked(s, id);
   t.same(rows.map((r) => [r.stage_id, r.event.event_id]), [['eval', 'e1'], ['eval', 'e2']]);
-  const logs = s.app.store.runtime.logs(id, 0, 1000).filter((l) => l.stageId === 'eval').map((l) => l.line);
+  const logs = s.store.runtime.logs(id, 0, 1000).filter((l) => l.stageId === 'eval').map((l) => l.line);
   t.same(logs, text.split('\r\n').slice(0, -1), 'the log is the text as sent, line by line');
 
   const jsonLogged = await submitCustom(s);
   await ingest(s, jsonLogged, [done, 5]);
-  const lines = s.app.store.runtime.logs(jsonLogged, 0, 1000).map((l) => l.line);
+  const lines = s.store.runtime.logs(jsonLogged, 0, 1000).map((l) => l.line);
   t.same(lines, [`nodus.rl_event ${JSON.stringify(done)}`], 'JSON events are logged as the emitter prints them');
 });
 

@@ -149,7 +149,7 @@ t.test('drop_response on a launch: committed, unanswered; the same-key retry rep
   const retry = await s.call('POST', '/v1/rl-runs', { body, headers });
   t.equal(retry.status, 202);
   t.equal(retry.headers.get('idempotent-replayed'), 'true');
-  const stored = s.app.store.db.prepare('SELECT id FROM workloads').all() as { id: string }[];
+  const stored = s.store.db.prepare('SELECT id FROM workloads').all() as { id: string }[];
   t.same(stored.map((w) => w.id), [retry.body.id], 'the replay names the one committed workload');
   t.equal(workloadCount(s), 1);
 

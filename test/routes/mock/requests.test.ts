@@ -80,14 +80,14 @@ t.test('Authorization is never stored: not in the rows, not in the file', async 
   await s.call('GET', '/v1/me', { headers: { 'x-extra': 'header-value-xyz' } });
   // Rows wait in memory for their commit; a reader of the journal writes them first.
   t.equal((await journal(s)).length, 3);
-  const rows = s.app.store.db.prepare('SELECT * FROM request_journal').all();
+  const rows = s.store.db.prepare('SELECT * FROM request_journal').all();
   t.equal(rows.length, 3);
   const dump = JSON.stringify(rows);
   t.notMatch(dump, s.key);
   t.notMatch(dump, /authorization|bearer/i);
   t.notMatch(dump, 'header-value-xyz', 'no other header either');
   t.match(dump, 'secret-check', 'but the idempotency key is');
-  s.app.store.db.pragma('wal_checkpoint(TRUNCATE)');
+  s.store.db.pragma('wal_checkpoint(TRUNCATE)');
   for (const file of [s.dbPath, `${s.dbPath}-wal`]) {
     if (existsSync(file)) t.notOk(readFileSync(file).includes(s.key), `${file} does not hold the key`);
   }
@@ -100,7 +100,7 @@ t.test('a bounded ring per tenant: the oldest rows are evicted as new ones come'
   for (let i = 0; i < 8; i++) await s.call('GET', `/v1/me?i=${i}`);
   const rows = await journal(s);
   t.same(rows.map((r) => r.query.i), ['7', '6', '5', '4', '3']);
-  const stored = s.app.store.db.prepare('SELECT count(*) AS n FROM request_journal').get() as { n: number };
+  const stored = s.store.db.prepare('SELECT count(*) AS n FROM request_journal').get() as { n: number };
   t.equal(stored.n, 6, 'five rows for this tenant on disk, plus the other tenant\'s one');
   t.equal((await journal(s, '', other)).length, 1, 'eviction is per tenant');
 });

@@ -17,7 +17,7 @@ async function furnish(s: TestServer, key: string) {
 const rowsOf = (s: TestServer, tenant: string) =>
   Object.fromEntries(TENANT_TABLES.map((table) => [
     table,
-    (s.app.store.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ?`).get(tenant) as { n: number }).n,
+    (s.store.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ?`).get(tenant) as { n: number }).n,
   ]));
 
 t.test('reset empties one tenant and leaves the other untouched', async (t) => {
@@ -29,7 +29,7 @@ t.test('reset empties one tenant and leaves the other untouched', async (t) => {
   const workloadA = await furnish(s, a);
   await furnish(s, b);
   // A row in a workload's child table, to see the cascade work.
-  s.app.store.db.prepare("INSERT INTO workload_interventions (workload_id, at_ms, kind, args) VALUES (?, 0, 'fail', '{}')").run(workloadA);
+  s.store.db.prepare("INSERT INTO workload_interventions (workload_id, at_ms, kind, args) VALUES (?, 0, 'fail', '{}')").run(workloadA);
   const beforeA = (await s.call('GET', '/_mock/clock', { key: a })).body;
   const bBefore = rowsOf(s, tenantB);
 
@@ -39,7 +39,7 @@ t.test('reset empties one tenant and leaves the other untouched', async (t) => {
   t.ok(res.body.deleted.request_journal >= 3);
 
   t.same(rowsOf(s, tenantA), Object.fromEntries(TENANT_TABLES.map((table) => [table, 0])), 'nothing of A is left');
-  t.equal((s.app.store.db.prepare('SELECT count(*) AS n FROM workload_interventions WHERE workload_id = ?').get(workloadA) as { n: number }).n, 0);
+  t.equal((s.store.db.prepare('SELECT count(*) AS n FROM workload_interventions WHERE workload_id = ?').get(workloadA) as { n: number }).n, 0);
   const clock = (await s.call('GET', '/_mock/clock', { key: a })).body;
   t.match(clock, { mode: 'realtime', scale: 60 }, 'the clock follows the configured defaults again');
   t.ok(Date.parse(clock.now) >= Date.parse(beforeA.now), 'without going backwards');
@@ -56,7 +56,7 @@ t.test('reset empties one tenant and leaves the other untouched', async (t) => {
 
 t.test('reset covers every table that holds tenant or workload rows', async (t) => {
   const s = await startServer(t);
-  const db = s.app.store.db;
+  const db = s.store.db;
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[])
     .map((r) => r.name);
   const columns = (table: string) => (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);

@@ -128,7 +128,7 @@ t.test('bad uploads are 400s in the envelope and store nothing', async (t) => {
   const after = await list(s);
   t.same(after.assets, [], 'nothing was stored');
   t.equal(after.stored_bytes, 0);
-  t.equal(s.app.store.db.prepare('SELECT count(*) AS n FROM asset_contents').pluck().get(), 0);
+  t.equal(s.store.db.prepare('SELECT count(*) AS n FROM asset_contents').pluck().get(), 0);
 });
 
 t.test('an upload past the limit is refused as it streams, and nothing past the limit is kept', async (t) => {
@@ -419,7 +419,7 @@ t.test('delete: 204, then deleted (left out of the list, contents gone); another
   conforms(t, 'GET', '/v1/assets/{id}', read);
   t.same((await list(s)).assets, []);
   t.equal((await s.call('GET', `/_mock/assets/${asset.id}/content`)).status, 404);
-  t.equal(s.app.store.db.prepare('SELECT count(*) FROM asset_contents').pluck().get(), 0, 'the bytes went with it');
+  t.equal(s.store.db.prepare('SELECT count(*) FROM asset_contents').pluck().get(), 0, 'the bytes went with it');
   t.equal((await s.call('DELETE', `/v1/assets/${asset.id}`)).status, 204, 'deleting twice is harmless');
 
   for (const id of ['asset_', 'asset_nope', 'wl_x', 'asset_../x', `asset_${'a'.repeat(65)}`, "asset_x' OR '1'='1"]) {
@@ -465,5 +465,5 @@ t.test('reset takes the tenant\'s assets and their contents, and no other tenant
   t.same((await list(s)).assets, []);
   t.equal((await list(s, other)).assets.length, 1);
   t.equal((await s.call('GET', `/_mock/assets/${theirs.id}/content`, { key: other })).text, 'theirs');
-  t.equal(s.app.store.db.prepare('SELECT count(*) FROM asset_contents').pluck().get(), 1);
+  t.equal(s.store.db.prepare('SELECT count(*) FROM asset_contents').pluck().get(), 1);
 });

@@ -26,7 +26,7 @@ const eventArb = fc
 
 const sizesArb = fc.array(fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 200 })), { minLength: 1, maxLength: 6 });
 
-const storedIds = (s: TestServer, id: string) => s.app.store.rlEvents.page(id, 0, 1_000_000).map((r) => String(r.seq));
+const storedIds = (s: TestServer, id: string) => s.store.rlEvents.page(id, 0, 1_000_000).map((r) => String(r.seq));
 
 /** Anything but a cursor this server issued for the workload. */
 const forgedArb = fc.oneof(fc.string({ minLength: 1, maxLength: 64 }), fc.stringMatching(/^c1\.[0-9a-z]{1,3}\.[A-Za-z0-9_-]{22}$/));
@@ -135,7 +135,7 @@ t.test('recovery of a recipe run: the last events are reported again as new rows
   const sum = await summary(s, id);
   conforms(t, 'GET', '/v1/workloads/{id}/rl-summary', sum);
   t.match(sum.body.phases.evaluation, { attempts: 8, in_progress: 0 }, 'each attempt counted once');
-  const logged = s.app.store.runtime.logs(id, 0, 100_000).filter((l) => l.generation === 2 && l.line.startsWith('nodus.rl_event '));
+  const logged = s.store.runtime.logs(id, 0, 100_000).filter((l) => l.generation === 2 && l.line.startsWith('nodus.rl_event '));
   t.ok(replayed.every((r) => logged.some((l) => JSON.parse(l.line.slice(15)).event_id === r.event.event_id)), 'replays are logged in generation 2');
 });
 
@@ -177,7 +177,7 @@ t.test('bounds: events past the count, byte and 16 KiB limits are dropped and co
   const bulky = (i: number) => ({ ...attempt('evaluation', `t${i}`, 1, 'passed')[1], input: 'x'.repeat(4096), output: 'y'.repeat(4096) });
   const byBytes = await ingest(s, bytes, [0, 1, 2, 3, 4].map(bulky));
   t.match(byBytes.body, { accepted: 4, dropped: 1, truncated: true }, '40,000 bytes hold four ~8.4 KB events');
-  t.ok(s.app.store.rlEvents.counters(bytes).bytes <= 40_000);
+  t.ok(s.store.rlEvents.counters(bytes).bytes <= 40_000);
 
   const cap = await submitCustom(s);
   // Valid field by field (4,096 bytes each), but every newline encodes as two bytes: over 16 KiB.

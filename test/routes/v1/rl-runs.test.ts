@@ -38,7 +38,7 @@ t.test('the workload carries rl metadata and server-owned provenance', async (t)
   const s = await startServer(t);
   const { preview, launch: res } = await previewAndLaunch(s, legCounting({ mode: 'train', training_steps: 10 }), 'prov');
   const tenant = (await s.call('GET', '/v1/me')).body.tenant;
-  const row = s.app.store.workloads.get(tenant, res.body.id)!;
+  const row = s.store.workloads.get(tenant, res.body.id)!;
   const payload = JSON.parse(row.payload);
   t.match(payload.rl, {
     schema_version: 1,
