@@ -18,17 +18,27 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 // Fastify's lib/server.js requires node:https and node:http2 when it loads, for the TLS and HTTP/2
 // servers it builds only when asked; the mock serves plain HTTP/1.1. Loading them (TLS, OpenSSL's
-// setup, the HTTP/2 binding) was about 15 ms of a 190 ms cold start, so the bundle gets a stand-in
-// that loads the real module on first use of any of its members.
+// setup, the HTTP/2 binding) cost a CPU-bound start about 6 ms on Node 24, so the bundle gets a
+// stand-in that loads the real module the first time anything of it is read. Listing its keys
+// loads it too, so an ESM import (esbuild copies the keys) gets the real members, only sooner.
 const LAZY_BUILTINS = /^node:(https|http2)$/;
+const lazyStandIn = (id) => `let real;
+const load = () => (real ??= require(${JSON.stringify(id)}));
+module.exports = new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), key);
+    return d && { ...d, configurable: true };
+  },
+});
+`;
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
     b.onResolve({ filter: LAZY_BUILTINS, namespace: 'file' }, (args) => ({ path: args.path, namespace: 'lazy-builtin' }));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
-      contents: `let real;\nmodule.exports = new Proxy({}, { get: (_, key) => (real ??= require(${JSON.stringify(args.path)}))[key] });\n`,
-      loader: 'js',
-    }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyStandIn(args.path), loader: 'js' }));
   },
 };
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' };
