@@ -2,9 +2,10 @@
 #   docker build -t nodus-mock:local . && docker run -p 8080:8080 -v nodus-mock-data:/data nodus-mock:local
 # Builds with the classic builder and BuildKit alike (Debian's docker.io has no BuildKit).
 
-# better-sqlite3 compiles from source, so the build stage needs python3, make and g++.
-ARG BUILD_IMAGE=node:20-bookworm
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24, the current LTS. better-sqlite3 compiles from source, so the build stage needs python3,
+# make and g++; both stages must be the same Node major, since the addon is built for its ABI.
+ARG BUILD_IMAGE=node:24-bookworm
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${BUILD_IMAGE} AS build
 WORKDIR /app

@@ -6,19 +6,14 @@
 // transaction of the others.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { openDatabase, type Db } from '../store/db.js';
-import { rowCount, type Row, type RowDump } from './materialised-rows.js';
+import { openDatabase } from '../store/db.js';
+import { insertInto, rowCount, type RowDump } from './materialised-rows.js';
 import { median } from './rounds.js';
 
 const COPIES = 6;
 
 const { values } = parseArgs({ options: { rows: { type: 'string' }, db: { type: 'string' } } });
 const dump = JSON.parse(readFileSync(values.rows!, 'utf8')) as RowDump;
-
-const insertInto = (db: Db, table: string, sample: Row) => {
-  const columns = Object.keys(sample);
-  return db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
-};
 
 const db = openDatabase(values.db!);
 insertInto(db, 'tenants', dump.tenant).run(dump.tenant);

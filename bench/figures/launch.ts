@@ -1,28 +1,49 @@
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MAIN, benchScript, mockArgs, startChild } from '../children.js';
 import type { Context } from '../context.js';
 import type { LoadRequest } from '../load.js';
-import { benchKey, launch, review } from '../mock-api.js';
+import { readLaunchRows } from '../materialised-rows.js';
+import { benchKey, get, launch, review } from '../mock-api.js';
 import { alternate } from '../rounds.js';
 import { measure, throughputFigures, warmUp } from './http.js';
 
+/** Workloads stored in a file: every launch answered 202 must be one, or a figure counts no work. */
+function storedWorkloads(db: string): number {
+  const reader = new Database(db, { readonly: true });
+  try {
+    return (reader.prepare('SELECT count(*) AS n FROM workloads').get() as { n: number }).n;
+  } finally {
+    reader.close();
+  }
+}
+
 /**
  * POST /v1/rl-runs: fresh Idempotency-Keys (each one a committed workload, idempotency record,
- * grading plan and journal row) and replays of one key, both against a bare Fastify POST that
- * parses the same body. All three send the same bytes but for the key.
+ * grading plan and journal row) and replays of one key, against a bare Fastify POST that parses
+ * the same body, and fresh keys against the durable baseline (a bare route committing the same
+ * rows with the same pragmas and group commit: servers/durable-fastify.ts). All send the same
+ * bytes but for the key.
  */
 export async function launches(ctx: Context) {
   const db = join(ctx.dir, 'launch.db');
   const mock = await startChild(MAIN, mockArgs(db));
   const bare = await startChild(benchScript('servers/bare-fastify.js'));
+  let durable: Awaited<ReturnType<typeof startChild>> | undefined;
   try {
     const key = benchKey();
     const reviewed = await review(mock.url, key, { recipe_id: 'reasoning-gym-leg-counting', recipe_version: '1.0.0', mode: 'evaluate' });
     const prefix = randomBytes(4).toString('hex');
     const replayKey = `bench-${prefix}-replayed`;
-    await launch(mock.url, key, reviewed, replayKey);
+    const launched = await launch(mock.url, key, reviewed, replayKey);
+    // A /_mock call commits the journal rows still waiting: the launch's own is one of them.
+    await get(mock.url, key, '/_mock/clock');
+    const rowsFile = join(ctx.dir, 'launch-rows.json');
+    writeFileSync(rowsFile, JSON.stringify(readLaunchRows(db, launched, replayKey)));
+    const durableDb = join(ctx.dir, 'launch-durable.db');
+    durable = await startChild(benchScript('servers/durable-fastify.js'), ['--rows', rowsFile, '--db', durableDb]);
 
     let sent = 0;
     const post = (idempotencyKey?: () => string): LoadRequest => ({
@@ -40,26 +61,27 @@ export async function launches(ctx: Context) {
     // autocannon builds each request through setupRequest: keys are unique across every run.
     const fresh = post(() => `bench-${prefix}-${++sent}`);
     const replay = post();
-    for (const [server, request] of [[mock, fresh], [mock, replay], [bare, fresh]] as const) await warmUp(ctx, server, request);
+    for (const [server, request] of [[mock, fresh], [mock, replay], [bare, fresh], [durable, fresh]] as const) await warmUp(ctx, server, request);
     const r = await alternate(ctx.settings.rounds, {
       fresh: measure(ctx, mock, fresh),
       replay: measure(ctx, mock, replay),
       bare: measure(ctx, bare, fresh),
+      durable: measure(ctx, durable, fresh),
     });
 
-    // Every fresh key that got its 202 must be a committed workload: the figure counts real work.
-    const reader = new Database(db, { readonly: true });
-    const workloads = (reader.prepare('SELECT count(*) AS n FROM workloads').get() as { n: number }).n;
-    reader.close();
-    const accepted = r.fresh.reduce((n, x) => n + x.requests, 0);
-    if (workloads < accepted + 1) throw new Error(`${accepted} launches answered 202 but only ${workloads} workloads are stored`);
+    const answered = (runs: { requests: number }[]) => runs.reduce((n, x) => n + x.requests, 0);
+    for (const [file, accepted, stored] of [[db, answered(r.fresh), storedWorkloads(db) - 1], [durableDb, answered(r.durable), storedWorkloads(durableDb)]] as const) {
+      if (stored < accepted) throw new Error(`${accepted} launches answered 202 but only ${stored} workloads are stored in ${file}`);
+    }
 
-    const baseline = { label: 'bare Fastify POST, same body parsed', runs: r.bare };
+    const bareBaseline = { label: 'bare Fastify POST, same body parsed', runs: r.bare };
+    const subject = { label: 'mock, each turn\'s launches in one commit', runs: r.fresh };
     return [
-      ...throughputFigures('launch', 'POST /v1/rl-runs, fresh keys', { op: '>=', ratio: 0.4 }, { label: 'mock, each turn\'s launches in one commit', runs: r.fresh }, baseline),
-      ...throughputFigures('launch-replay', 'POST /v1/rl-runs, replays of one key', { op: '>=', ratio: 0.7 }, { label: 'mock, stored answer replayed', runs: r.replay }, baseline),
+      ...throughputFigures('launch', 'POST /v1/rl-runs, fresh keys', { op: '>=', ratio: 0.4 }, subject, bareBaseline),
+      ...throughputFigures('launch-durable', 'POST /v1/rl-runs, fresh keys, against the same rows committed alone', { op: '>=', ratio: 0.6 }, subject, { label: 'bare Fastify POST committing the same rows, group commit', runs: r.durable }),
+      ...throughputFigures('launch-replay', 'POST /v1/rl-runs, replays of one key', { op: '>=', ratio: 0.7 }, { label: 'mock, stored answer replayed', runs: r.replay }, bareBaseline),
     ];
   } finally {
-    await Promise.all([mock.stop(), bare.stop()]);
+    await Promise.all([mock.stop(), bare.stop(), durable?.stop()]);
   }
 }

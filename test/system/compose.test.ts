@@ -111,7 +111,10 @@ t.test('the image: non-root, data in the volume, exec-form CMD of the package bi
   t.notMatch(only('USER'), /^(root|0)$/);
   t.equal(only('VOLUME'), '/data');
   t.match(imageEnv[OPTIONS.db.env], /^\/data\//);
-  t.ok(instructions.some((i) => i.instruction === 'ARG' && i.args === 'NODE_IMAGE=node:20-bookworm-slim'));
+  const arg = (name: string) => instructions.find((i) => i.instruction === 'ARG' && i.args.startsWith(`${name}=`))?.args.slice(name.length + 1);
+  t.equal(arg('NODE_IMAGE'), 'node:24-bookworm-slim', 'runs on Node 24, the current LTS');
+  // better-sqlite3 is compiled in the build stage for that Node's ABI: another major fails to load it.
+  t.equal(arg('BUILD_IMAGE'), 'node:24-bookworm', 'built on the same Node major');
   t.same(service.volumes, ['nodus-mock-data:/data', './scenarios:/scenarios:ro']);
   t.same(Object.keys(compose.volumes), ['nodus-mock-data'], 'a named volume');
   t.equal(service.build, '.');

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -40,4 +41,25 @@ t.test('a cache V8 refuses: the bundle compiles as usual and serves', async (t) 
 t.test('a cache older than the bundle is not offered to V8', async (t) => {
   const { script } = compileBundle(copyWithCache(t, 'stale'));
   t.equal(script.cachedDataRejected, undefined, 'no cachedData given');
+});
+
+t.test('a start and its first answer load no TLS or HTTP/2 module', async (t) => {
+  // In a process of its own: this one has them already (tap, fetch). node:http asks, not fetch,
+  // whose undici loads both.
+  const probe = `
+    const { startMockServer } = require(${JSON.stringify(BUNDLE)});
+    startMockServer({ db: ':memory:' }).then((server) => {
+      require('node:http').get(server.url + '/readyz', (res) => {
+        res.resume();
+        res.on('end', async () => {
+          await server.close();
+          console.log(JSON.stringify({ status: res.statusCode, modules: process.moduleLoadList }));
+        });
+      });
+    });`;
+  const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+  t.equal(r.status, 0, r.stderr);
+  const { status, modules } = JSON.parse(r.stdout) as { status: number; modules: string[] };
+  t.equal(status, 200);
+  t.same(modules.filter((m) => /\b(https|http2|tls)\b/.test(m)), [], 'node:https and node:http2 stay unloaded');
 });
