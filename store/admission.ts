@@ -6,13 +6,13 @@ export interface RecipeOverride {
   unavailableReason: string | null;
 }
 
-export interface Budget {
+interface Budget {
   monthlySpendCapUsd: number;
   monthToDateUsd: number;
 }
 
 /** Spend of this tenant's workloads that a budget check must count. */
-export interface BudgetUsage {
+interface BudgetUsage {
   /** Spent so far by workloads still running. */
   accruingUsd: number;
   /** What running workloads are still expected to spend (estimate minus spend). */

@@ -21,7 +21,7 @@ export const KEPT_BY_RESET: Record<string, string> = {
   api_keys: 'a key keeps naming its tenant: reset empties the tenant, it does not forget the key',
 };
 
-export type ResetCounts = Record<(typeof TENANT_TABLES)[number], number>;
+type ResetCounts = Record<(typeof TENANT_TABLES)[number], number>;
 
 export function createResetStore(db: Db, cache: TenantCache) {
   const deletes = TENANT_TABLES.map((table) => [table, db.prepare(`DELETE FROM ${table} WHERE tenant_id = ?`)] as const);

@@ -4,7 +4,7 @@ import type { Db } from './db.js';
  * A tenant's rows that nearly every /v1 request reads and only /_mock calls change, and the
  * committed idempotency records that retries of one key read again and again.
  */
-export type CachedRows = 'clock' | 'faults' | 'overrides' | 'budget' | `idempotency ${string}`;
+type CachedRows = 'clock' | 'faults' | 'overrides' | 'budget' | `idempotency ${string}`;
 
 /** Tenants remembered at most; a test run makes a tenant per key, so the map must not grow forever. */
 const MAX_TENANTS = 10_000;

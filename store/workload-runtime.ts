@@ -7,7 +7,7 @@ export interface InterventionRow {
   args: string;
 }
 
-export interface WorkloadEventRow {
+interface WorkloadEventRow {
   seq: number;
   eventId: string;
   eventType: string;
@@ -15,7 +15,7 @@ export interface WorkloadEventRow {
   createdAtMs: number;
 }
 
-export interface LogRow {
+interface LogRow {
   seq: number;
   stageId: string;
   generation: number;
@@ -26,7 +26,7 @@ export interface LogRow {
 export type LogInput = Omit<LogRow, 'seq'>;
 
 /** One attempt's log (a stage in a generation): the bytes retained and whether lines were dropped. */
-export interface LogAttempt {
+interface LogAttempt {
   stageId: string;
   generation: number;
   bytes: number;

@@ -4,7 +4,7 @@ import runs from './003-runs.js';
 import control from './004-control.js';
 import logRetention from './005-log-retention.js';
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;
