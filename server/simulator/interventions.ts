@@ -2,8 +2,7 @@ import { lifecycleEventId } from './event-ids.js';
 import { settledReceipt } from './grading.js';
 import { rlEventLine, logText, stamped } from './logs.js';
 import { rngFor } from './random.js';
-import type { Draft } from './timeline.js';
-import type { IgnoredIntervention, Intervention, SimRLEvent, SimReceipt, SimSpec, Timeline, TimelineItem, WorkloadStatus } from './types.js';
+import type { Draft, IgnoredIntervention, Intervention, SimRLEvent, SimReceipt, SimSpec, Timeline, TimelineItem, WorkloadStatus } from './types.js';
 
 /**
  * Places the base drafts on the clock and applies the interventions, in one forward pass.

@@ -4,20 +4,7 @@ import { playTimeline } from './interventions.js';
 import { logText } from './logs.js';
 import { LORA, outputNames } from './outputs.js';
 import { planRun, tally, type PlannedAttempt, type RunPlan } from './plan.js';
-import type { Intervention, SimRLEvent, SimReceipt, SimSpec, Timeline, WorkloadStatus } from './types.js';
-
-/**
- * The uninterrupted run as a list of drafts: timeline items at times relative to createdAtMs,
- * before interventions place them (shift, cut, generation). Status drafts become a status item
- * plus its `workload.status` event, and every RL event draft also becomes its log line, when
- * placed; so those pairs cannot disagree.
- */
-export type Draft =
-  | { at: number; kind: 'status'; status: WorkloadStatus }
-  | { at: number; kind: 'lifecycle'; eventType: string; payload: Record<string, unknown> }
-  | { at: number; kind: 'rl_event'; event: SimRLEvent }
-  | { at: number; kind: 'receipt'; receipt: SimReceipt }
-  | { at: number; kind: 'log'; text: string };
+import type { Draft, Intervention, SimRLEvent, SimSpec, Timeline, WorkloadStatus } from './types.js';
 
 function startedEvent(spec: SimSpec, a: PlannedAttempt): SimRLEvent {
   return { event_id: rlEventId(spec.workloadId, a.taskId, a.attempt, a.phase, 'task_started'), phase: a.phase, task_id: a.taskId, attempt: a.attempt, kind: 'task_started' };

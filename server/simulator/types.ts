@@ -168,3 +168,16 @@ export interface SimOutput {
   stageId: string;
   content: Buffer;
 }
+
+/**
+ * The uninterrupted run as a list of drafts: timeline items at times relative to createdAtMs,
+ * before interventions place them (shift, cut, generation). Status drafts become a status item
+ * plus its `workload.status` event, and every RL event draft also becomes its log line, when
+ * placed; so those pairs cannot disagree.
+ */
+export type Draft =
+  | { at: number; kind: 'status'; status: WorkloadStatus }
+  | { at: number; kind: 'lifecycle'; eventType: string; payload: Record<string, unknown> }
+  | { at: number; kind: 'rl_event'; event: SimRLEvent }
+  | { at: number; kind: 'receipt'; receipt: SimReceipt }
+  | { at: number; kind: 'log'; text: string };
