@@ -225,7 +225,7 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
   const url = `http://${hostname}:${address.port}`;
   const apiKey = config.keys ? config.keys[0].key : `nk_test_${randomBytes(12).toString('hex')}`;
 
-  const control = async (method: string, path: string, body?: unknown): Promise<any> => {
+  const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(url + path, {
       method,
       headers: {
@@ -246,7 +246,7 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
   return {
     url,
     apiKey,
-    advance: async (seconds) => (await control('POST', '/_mock/clock/advance', { seconds })).now,
+    advance: async (seconds) => (await control<{ now: string }>('POST', '/_mock/clock/advance', { seconds })).now,
     fault: (rule) => control('POST', '/_mock/faults', rule),
     reset: async () => {
       await control('POST', '/_mock/reset');
@@ -255,7 +255,7 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
       const query = new URLSearchParams();
       for (const [name, value] of Object.entries(filter)) if (value !== undefined) query.set(name, String(value));
       const qs = query.toString();
-      return (await control('GET', `/_mock/requests${qs ? `?${qs}` : ''}`)).requests;
+      return (await control<{ requests: JournalEntry[] }>('GET', `/_mock/requests${qs ? `?${qs}` : ''}`)).requests;
     },
     close: () => (closing ??= app.close().then(afterClose)),
   };

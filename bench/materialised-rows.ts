@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 
 /** The tables one clock advance fills for a workload: the rows the materialise figure counts. */
-export const MATERIALISED_TABLES = ['rl_events', 'workload_events', 'workload_logs', 'grading_receipts'] as const;
+const MATERIALISED_TABLES = ['rl_events', 'workload_events', 'workload_logs', 'grading_receipts'] as const;
 
 export type Row = Record<string, unknown>;
 

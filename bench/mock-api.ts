@@ -12,7 +12,7 @@ async function expect(url: string, key: string, method: string, path: string, st
   return res;
 }
 
-export interface Reviewed {
+interface Reviewed {
   /** The launch body: the preview's normalised configuration plus its review token. */
   body: string;
   /** Virtual seconds after which the run has certainly finished. */

@@ -6,7 +6,7 @@ const value = (n: number, unit: string) =>
   `${n.toLocaleString('en', { maximumFractionDigits: UNIT_DIGITS[unit] ?? 2, minimumFractionDigits: UNIT_DIGITS[unit] ?? 2 })} ${unit}`;
 
 /** The rows of the table: figure, subject, baseline, ratio, target, result. */
-export function tableRows(figures: readonly Figure[]): string[][] {
+function tableRows(figures: readonly Figure[]): string[][] {
   return figures.map((f) => [
     f.title,
     `${value(f.subject.median, f.unit)} (${f.subject.label})`,
@@ -17,7 +17,7 @@ export function tableRows(figures: readonly Figure[]): string[][] {
   ]);
 }
 
-export const HEADER = ['figure', 'subject (median)', 'baseline (median)', 'ratio', 'target', 'result'];
+const HEADER = ['figure', 'subject (median)', 'baseline (median)', 'ratio', 'target', 'result'];
 
 /** A Markdown table: readable in a terminal and pasted as is into the README. */
 export function markdownTable(figures: readonly Figure[]): string {

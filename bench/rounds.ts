@@ -35,7 +35,7 @@ export interface Target {
   ratio: number;
 }
 
-export interface Side {
+interface Side {
   label: string;
   median: number;
   rounds: number[];
@@ -56,7 +56,7 @@ export interface Figure {
   detail?: Record<string, unknown>;
 }
 
-export interface FigureSpec {
+interface FigureSpec {
   id: string;
   title: string;
   unit: string;

@@ -70,10 +70,10 @@ export const InterventionResult = z
   })
   .meta({ id: 'MockInterventionResult' });
 
-export const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** An exact path, `{name}` segments standing for one segment each, an optional trailing `*`. */
-export const FAULT_PATH_PATTERN = /^(\/([^/?#*{}\s]*|\{[A-Za-z_][A-Za-z0-9_]*\}))+\*?$/;
+const FAULT_PATH_PATTERN = /^(\/([^/?#*{}\s]*|\{[A-Za-z_][A-Za-z0-9_]*\}))+\*?$/;
 
 export const FaultAction = z
   .discriminatedUnion('type', [

@@ -492,7 +492,6 @@ export type DistributedLogChunk = z.infer<typeof DistributedLogChunk>;
 
 // The contract inlines the single-machine chunk instead of naming it.
 const liveLogChunk = z.looseObject({ id: z.int(), stage_id: z.string(), generation: z.int(), text: z.string() });
-export type LiveLogChunk = z.infer<typeof liveLogChunk>;
 
 export const LiveLogPage = z
   .looseObject({

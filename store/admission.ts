@@ -12,7 +12,7 @@ export interface Budget {
 }
 
 /** Spend of this tenant's workloads that a budget check must count. */
-export interface BudgetUsage {
+interface BudgetUsage {
   /** Spent so far by workloads still running. */
   accruingUsd: number;
   /** What running workloads are still expected to spend (estimate minus spend). */

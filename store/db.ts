@@ -5,7 +5,7 @@ import { MIGRATIONS } from './migrations/index.js';
 
 export type Db = Database.Database;
 
-export class SchemaTooNewError extends Error {
+class SchemaTooNewError extends Error {
   override name = 'SchemaTooNewError';
 }
 

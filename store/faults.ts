@@ -19,7 +19,7 @@ export interface FaultRow {
   createdAtMs: number;
 }
 
-export type NewFault = Omit<FaultRow, 'seq' | 'seen' | 'applied'>;
+type NewFault = Omit<FaultRow, 'seq' | 'seen' | 'applied'>;
 
 const COLUMNS = `seq, id, tenant_id AS tenantId, method, path, times, after_count AS after, seen, applied, action,
   source, created_at_ms AS createdAtMs`;

@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 
-export interface GradingPlanRow {
+interface GradingPlanRow {
   revision: number;
   planSha256: string;
   simulated: boolean;

@@ -1,7 +1,7 @@
 import type { Db } from './db.js';
 import { idempotencyEntry, type TenantCache } from './tenant-cache.js';
 
-export interface IdempotencyRecord {
+interface IdempotencyRecord {
   fingerprint: string;
   status: number;
   body: string;

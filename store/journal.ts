@@ -31,7 +31,7 @@ export interface JournalRecord {
   row: NewJournalRow;
 }
 
-export interface JournalFilter {
+interface JournalFilter {
   limit: number;
   method?: string;
   /** Exact path, or with `prefix` every path that starts with it. */

@@ -34,7 +34,7 @@ export interface EventBounds {
  * same (phase, task, attempt, kind) under another event_id, refused; dropped, over a bound, counted.
  * Refusals are decided before bounds, so a refused event never counts as dropped.
  */
-export type AppendOutcome = 'stored' | 'duplicate' | 'changed' | 'clash' | 'dropped';
+type AppendOutcome = 'stored' | 'duplicate' | 'changed' | 'clash' | 'dropped';
 
 /** What the summary and grading read of a stored event: its identity and outcome, not its text. */
 export interface RLReport {

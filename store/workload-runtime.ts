@@ -7,7 +7,7 @@ export interface InterventionRow {
   args: string;
 }
 
-export interface WorkloadEventRow {
+interface WorkloadEventRow {
   seq: number;
   eventId: string;
   eventType: string;

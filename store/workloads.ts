@@ -21,7 +21,7 @@ export interface WorkloadRow {
 }
 
 /** What materialisation changes on the row. */
-export type WorkloadState = Pick<WorkloadRow, 'status' | 'updatedAtMs' | 'spendUsd' | 'generation' | 'materialisedToMs' | 'settled'>;
+type WorkloadState = Pick<WorkloadRow, 'status' | 'updatedAtMs' | 'spendUsd' | 'generation' | 'materialisedToMs' | 'settled'>;
 
 const COLUMNS = `id, tenant_id AS tenantId, kind, name, payload, spec, estimated_cost_usd AS estimatedCostUsd,
   revision, created_at_ms AS createdAtMs, materialised_to_ms AS materialisedToMs, status,

@@ -1,6 +1,5 @@
-import type { PlannedAttempt } from './plan.js';
 import { digestParts, sha256Hex } from './random.js';
-import type { Settlement, SimReceipt, SimSpec } from './types.js';
+import type { RLPhase, Settlement, SimReceipt, SimSpec } from './types.js';
 
 /**
  * Private grading receipts. Each final-evaluation attempt of a privately graded run is submitted
@@ -18,7 +17,7 @@ export function gradingPlanSha256(spec: SimSpec, revision: number): string {
 const shortId = (prefix: string, ...parts: Array<string | number>) => `${prefix}_${digestParts(...parts).slice(0, 24)}`;
 
 /** The receipt as first admitted: pending, cleanup not done; the candidate is the model's reply. */
-export function pendingReceipt(spec: SimSpec, planSha: string, a: Pick<PlannedAttempt, 'phase' | 'taskId' | 'attempt'>, reply: string): SimReceipt {
+export function pendingReceipt(spec: SimSpec, planSha: string, a: { phase: RLPhase; taskId: string; attempt: number }, reply: string): SimReceipt {
   return {
     attempt_id: shortId('gat', 'grading-attempt', spec.workloadId, a.phase, a.taskId, a.attempt),
     request_id: shortId('grq', 'grading-request', spec.workloadId, a.phase, a.taskId, a.attempt),

@@ -5,7 +5,7 @@ import control from './004-control.js';
 import logRetention from './005-log-retention.js';
 import assets from './006-assets.js';
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;

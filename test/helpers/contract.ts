@@ -45,10 +45,6 @@ ajv.addSchema({ ...doc, $id: 'contract' });
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
-export function hasOperation(method: string, pathTemplate: string): boolean {
-  return Boolean(doc.paths[pathTemplate]?.[method.toLowerCase()]);
-}
-
 /** The contract's errors for this body at this operation and status, or [] when it conforms. */
 export function contractErrors(method: string, pathTemplate: string, status: number, body: unknown): string[] {
   const op = doc.paths[pathTemplate]?.[method.toLowerCase()];

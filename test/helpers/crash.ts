@@ -3,7 +3,7 @@ import { startCli } from './cli.js';
 import { call } from './server.js';
 import { legCounting } from './rl.js';
 
-export interface CrashRound {
+interface CrashRound {
   /** Keys whose launch was answered 202 before the kill, with the workload each got. */
   answered: Map<string, string>;
   /** Every key a launch was sent with. */

@@ -3,7 +3,7 @@ import { freshKey, type TestServer } from './server.js';
 import { launchRun, legCounting } from './rl.js';
 
 /** One operation of the served OpenAPI document. */
-export interface Operation {
+interface Operation {
   method: string;
   template: string;
 }
@@ -15,7 +15,7 @@ export async function operations(s: TestServer): Promise<Operation[]> {
   );
 }
 
-export interface FuzzRequest {
+interface FuzzRequest {
   op: Operation;
   /** Use the tenant that owns `workloadId` (else a fresh tenant per request). */
   owned: boolean;
@@ -57,7 +57,7 @@ const queryString = fc
   .array(fc.tuple(fc.constantFrom('limit', 'offset', 'after', 'status', 'scope', 'revision', 'stage', 'generation', 'method', 'path', 'x'), hostileText), { maxLength: 4 })
   .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}` : ''));
 
-export function fuzzRequests(ops: Operation[]): fc.Arbitrary<FuzzRequest> {
+function fuzzRequests(ops: Operation[]): fc.Arbitrary<FuzzRequest> {
   return fc.record({
     op: fc.constantFrom(...ops),
     owned: fc.boolean(),
@@ -69,7 +69,7 @@ export function fuzzRequests(ops: Operation[]): fc.Arbitrary<FuzzRequest> {
   });
 }
 
-export interface FuzzTarget {
+interface FuzzTarget {
   s: TestServer;
   ownerKey: string;
   workloadId: string;
@@ -83,7 +83,7 @@ export async function fuzzTarget(s: TestServer): Promise<FuzzTarget> {
 }
 
 /** Sends one fuzzed request; resolves with a problem description, or undefined when it was answered well. */
-export async function sendFuzzed(target: FuzzTarget, r: FuzzRequest): Promise<string | undefined> {
+async function sendFuzzed(target: FuzzTarget, r: FuzzRequest): Promise<string | undefined> {
   let i = 0;
   const path = r.op.template.replace(/\{[^}]+\}/g, () => {
     const id = r.ids[i++ % r.ids.length];

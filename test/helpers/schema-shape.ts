@@ -148,7 +148,7 @@ function isUnionOfObjects(schema: Json): boolean {
 const show = (set: Set<string>) => `[${[...set].sort().join(', ')}]`;
 const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
 
-export interface CompareOptions {
+interface CompareOptions {
   /** `Component.property` paths whose contract enum is deliberately not reproduced. */
   relaxedEnums?: ReadonlySet<string>;
 }

@@ -70,10 +70,6 @@ export function passRate(tl: Timeline, phase: SimRLEvent['phase']): number {
   return done.filter((e) => e.outcome === 'passed').length / done.length;
 }
 
-/** A run's times relative to its creation: what two workloads with the same seed share. */
-export const relativeItems = (tl: Timeline, createdAtMs: number) =>
-  tl.items.map((i) => ({ ...i, atMs: i.atMs - createdAtMs }));
-
 /** The part of tap's Test that shared checks use. */
 export interface Asserts {
   ok(value: unknown, message: string): unknown;

@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { openDatabase, schemaVersion } from '../../store/db.js';
@@ -41,9 +43,14 @@ t.test('refuses a database from a newer schema', async (t) => {
 
 t.test('creates the parent folder of the file', async (t) => {
   const path = tempDbPath(t).replace(/test\.db$/, 'deep/er/test.db');
+  t.notOk(existsSync(dirname(path)), 'the folder is missing at first');
   const db = openDatabase(path);
+  t.equal(db.name, path);
   db.close();
-  t.pass('opened');
+  t.ok(statSync(path).isFile(), 'the database file is in the new folder');
+  const reopened = new Database(path, { readonly: true });
+  t.teardown(() => reopened.close());
+  t.equal(schemaVersion(reopened), MIGRATIONS[MIGRATIONS.length - 1].version, 'with its schema');
 });
 
 t.test('writes queued in one turn commit together; one that throws undoes only its own', async (t) => {
