@@ -185,3 +185,6 @@ export type Draft =
 export type Settlement =
   | { state: 'completed'; reward: number }
   | { state: 'infrastructure_failure'; code: NonNullable<SimReceipt['infrastructure_code']> };
+
+/** Generations count from 1: the logs route takes `generation` as a positive integer. */
+export const FIRST_GENERATION = 1;

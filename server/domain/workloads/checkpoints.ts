@@ -1,8 +1,7 @@
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { sha256Hex } from '../canonical.js';
 import { firstAfter, type RunContext } from './materialise.js';
-import type { SimSpec } from '../../simulator/types.js';
-import { FIRST_GENERATION } from './rows.js';
+import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 
 /**
  * Checkpoints a run has written by its materialised time, derived from its timeline: a train run

@@ -3,9 +3,9 @@ import type { EventBounds, RLEventInput } from '../../../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../../../store/workload-runtime.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { rlEventLine, simulate, stateAt, type Timeline } from '../../simulator/index.js';
-import type { Intervention, SimRLEvent, SimReceipt, SimSpec, TimelineItem } from '../../simulator/types.js';
-import { FIRST_GENERATION } from './rows.js';
-import type { DomainContext } from '../context.js';
+import { FIRST_GENERATION, type Intervention, type SimRLEvent, type SimReceipt, type SimSpec, type TimelineItem } from '../../simulator/types.js';
+import type { Store } from '../../../store/index.js';
+import type { Config } from '../../config.js';
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
 
@@ -83,7 +83,7 @@ export function firstAfter(items: readonly TimelineItem[], t: number): number {
 export class Materialiser {
   private readonly cache = new Map<string, RunContext>();
 
-  constructor(private readonly deps: Pick<DomainContext, 'store' | 'config'>) {}
+  constructor(private readonly deps: { store: Store; config: Config }) {}
 
   bounds(): EventBounds {
     return {

@@ -1,7 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { notFound } from '../errors.js';
-import type { SimSpec } from '../../simulator/types.js';
+import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 
 /** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
@@ -21,9 +21,6 @@ export function newWorkloadId(): string {
   for (let ms = Date.now(), i = 0; i < 8; i++, ms = Math.floor(ms / 62)) time = BASE62[ms % 62] + time;
   return `wl_${time}${random12()}`;
 }
-
-/** Generations count from 1: the logs route takes `generation` as a positive integer. */
-export const FIRST_GENERATION = 1;
 
 export interface NewWorkload {
   id: string;
