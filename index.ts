@@ -52,6 +52,10 @@ export interface MockServerOptions {
   scenario?: string;
   /** Log bytes kept per stage and generation before later lines are dropped (default 8 MiB). */
   maxLogBytesPerAttempt?: number;
+  /** Hosts a webhook may deliver to, comma separated (default `loopback,host.docker.internal`). */
+  webhookHosts?: string;
+  /** Wall milliseconds a webhook receiver has to answer one delivery (default 5000). */
+  webhookTimeoutMs?: number;
 }
 
 /** A `/_mock/faults` rule as control-api.md documents it. */

@@ -13,6 +13,7 @@ export const TENANT_TABLES = [
   'faults',
   'request_journal',
   'scenario_applied',
+  'webhooks',
 ] as const;
 
 /** Tables with a `tenant_id` that reset leaves alone, and why. */

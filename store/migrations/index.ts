@@ -3,6 +3,7 @@ import launches from './002-launches.js';
 import runs from './003-runs.js';
 import control from './004-control.js';
 import logRetention from './005-log-retention.js';
+import webhooks from './007-webhooks.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, webhooks];
