@@ -168,7 +168,8 @@ export function createDeliveryWorker(deps: DomainContext) {
       return { statusCode: res.status, error: ok ? null : `the receiver answered ${res.status}`, faultId };
     } catch (err) {
       if (stopped.signal.aborted) return undefined;
-      if ((err as Error).name === 'TimeoutError') return { statusCode: null, error: `no answer within ${timeoutMs} ms (--webhook-timeout-ms)`, faultId };
+      // The timeout's abort: fetch rejects with its TimeoutError, a stalled delay with an AbortError.
+      if (signal.aborted) return { statusCode: null, error: `no answer within ${timeoutMs} ms (--webhook-timeout-ms)`, faultId };
       return { statusCode: null, error: `could not connect: ${connectionError(err)}`, faultId };
     }
   }
