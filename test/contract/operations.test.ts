@@ -15,7 +15,7 @@ const OPERATIONS = Object.entries<Record<string, unknown>>(contract.paths).flatM
   Object.keys(ops).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`));
 
 t.test('every in-scope operation answers a realistic request with a contract-valid body', async (t) => {
-  t.equal(OPERATIONS.length, 27, 'section 9 lists 27 operations');
+  t.equal(OPERATIONS.length, 35, 'section 9 lists 27 operations; assets-webhooks.md adds 5 for assets and 3 for webhooks');
   const s = await startServer(t, { clock: 'manual' });
   const answers = new Map<string, CallResult>();
   const call = async (method: string, template: string, params: Record<string, string> = {}, query = '', options: CallOptions = {}) => {
@@ -72,6 +72,10 @@ t.test('every in-scope operation answers a realistic request with a contract-val
   await call('GET', '/v1/workloads/{id}/artifacts', recipeRun);
   await call('GET', '/v1/workloads/{id}/ledger', recipeRun);
   await call('GET', '/v1/workloads/{id}/routing', recipeRun);
+
+  await call('PUT', '/v1/webhooks', {}, '', { body: { url: 'http://127.0.0.1:9/hook' } });
+  await call('GET', '/v1/webhooks');
+  await call('DELETE', '/v1/webhooks');
 
   t.same([...answers.keys()].sort(), [...OPERATIONS].sort(), 'the walk called each operation once');
   for (const operation of OPERATIONS) {

@@ -5,6 +5,7 @@ import * as common from '../../openapi/common.js';
 import * as rlEnvironments from '../../openapi/rl-environments.js';
 import * as rlEvidence from '../../openapi/rl-evidence.js';
 import * as rlRecipes from '../../openapi/rl-recipes.js';
+import * as webhooks from '../../openapi/webhooks.js';
 import * as workloads from '../../openapi/workloads.js';
 import { CONTRACT_PATH } from '../helpers/contract.js';
 import { compareComponent } from '../helpers/schema-shape.js';
@@ -23,7 +24,7 @@ const relaxedEnums = new Set([
   'RLMetadata.environment_id',
 ]);
 
-const wireModules = { rlRecipes, rlEvidence, rlEnvironments, workloads };
+const wireModules = { rlRecipes, rlEvidence, rlEnvironments, workloads, webhooks };
 
 /** Our components, generated the way the served document generates them, for one direction. */
 const contractName = (id: string) => workloads.COMPONENT_ALIASES[id] ?? id;
