@@ -78,7 +78,7 @@ export function createDeliveryWorker(deps: DomainContext) {
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      pass();
+      guarded(pass);
     });
   };
 
@@ -186,17 +186,22 @@ export function createDeliveryWorker(deps: DomainContext) {
     }
   }
 
-  function tick(): void {
+  /** Work the server does on its own: a failure (the database gone, say) is logged, never thrown. */
+  function guarded(work: () => void): void {
     try {
-      pass();
-      if (clock.wallNow() - materialisedAt >= MATERIALISE_EVERY_MS) {
-        materialisedAt = clock.wallNow();
-        materialiseRealtimeTenants();
-      }
+      work();
     } catch (err) {
       log.error({ err }, 'webhook deliveries: a pass failed');
     }
   }
+
+  const tick = () => guarded(() => {
+    pass();
+    if (clock.wallNow() - materialisedAt >= MATERIALISE_EVERY_MS) {
+      materialisedAt = clock.wallNow();
+      materialiseRealtimeTenants();
+    }
+  });
 
   /** Due head deliveries of the tenant, by its clock. */
   function dueCount(tenantId: string): number {
