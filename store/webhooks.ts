@@ -90,6 +90,10 @@ export function createWebhookStore(db: Db) {
     `SELECT min(seq) AS seq, tenant_id AS tenantId, workload_id AS workloadId, due_at_ms AS dueAtMs
      FROM webhook_deliveries WHERE state = 'pending' AND tenant_id = ? GROUP BY workload_id ORDER BY seq`,
   );
+  const headOf = db.prepare<[string], DeliveryHead>(
+    `SELECT seq, tenant_id AS tenantId, workload_id AS workloadId, due_at_ms AS dueAtMs
+     FROM webhook_deliveries WHERE workload_id = ? AND state = 'pending' ORDER BY seq LIMIT 1`,
+  );
   const bySeq = db.prepare<[number], DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE seq = ?`);
   const byId = db.prepare<[string, string], DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE tenant_id = ? AND id = ?`);
   const pendingCount = db.prepare<[string], number>(`SELECT count(*) FROM webhook_deliveries WHERE tenant_id = ? AND state = 'pending'`).pluck();
@@ -138,6 +142,10 @@ export function createWebhookStore(db: Db) {
     /** The oldest pending delivery of every workload (of one tenant), oldest first. */
     heads(tenantId?: string): DeliveryHead[] {
       return tenantId === undefined ? heads.all() : tenantHeads.all(tenantId);
+    },
+    /** The oldest pending delivery of one workload. */
+    head(workloadId: string): DeliveryHead | undefined {
+      return headOf.get(workloadId);
     },
     delivery(seq: number): DeliveryRow | undefined {
       return bySeq.get(seq);
