@@ -11,6 +11,7 @@ import { materialise } from './figures/materialise.js';
 import { memory } from './figures/memory.js';
 import { recipes } from './figures/recipes.js';
 import { rlEvents } from './figures/rl-events.js';
+import { webhooks } from './figures/webhooks.js';
 import { markdownTable } from './report.js';
 import type { Figure } from './rounds.js';
 import { seedDeepWorkload, type DeepWorkload } from './seed.js';
@@ -24,6 +25,7 @@ const FIGURES: Record<string, FigureRun> = {
   'rl-events': rlEvents,
   materialise,
   memory,
+  webhooks,
 };
 
 const settings = readSettings();
