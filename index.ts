@@ -57,6 +57,10 @@ export interface MockServerOptions {
   maxImportBytes?: number;
   /** Asset bytes each tenant may store (default 1 GiB). */
   assetQuotaBytes?: number;
+  /** Hosts a webhook may deliver to, comma separated (default `loopback,host.docker.internal`). */
+  webhookHosts?: string;
+  /** Wall milliseconds a webhook receiver has to answer one delivery (default 5000). */
+  webhookTimeoutMs?: number;
 }
 
 export type FaultMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -12,6 +12,7 @@ import { memory } from './figures/memory.js';
 import { recipes } from './figures/recipes.js';
 import { rlEvents } from './figures/rl-events.js';
 import { upload } from './figures/upload.js';
+import { webhooks } from './figures/webhooks.js';
 import { markdownTable } from './report.js';
 import type { Figure } from './rounds.js';
 import { seedDeepWorkload, type DeepWorkload } from './seed.js';
@@ -26,6 +27,7 @@ const FIGURES: Record<string, FigureRun> = {
   materialise,
   memory,
   upload,
+  webhooks,
 };
 
 const settings = readSettings();

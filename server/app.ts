@@ -100,6 +100,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const services = createServices({ config, store, catalog, wallNow: options.wallNow });
   app.decorate('services', services);
+  // Deliveries left pending (by a crash, say) go out once the server is ready; none is cut off by
+  // the store closing.
+  app.addHook('onReady', async () => services.webhooks.start(app.log));
+  app.addHook('preClose', () => services.webhooks.stop());
   app.decorate('config', config);
 
   app.decorateRequest('rawBody', null);

@@ -35,6 +35,24 @@ function parseKeyList(raw: string, ctx: z.RefinementCtx): KeyEntry[] {
 }
 
 
+/** The host list's word for every loopback address: localhost, 127.0.0.0/8 and ::1. */
+export const LOOPBACK_HOSTS = 'loopback';
+const HOST_ENTRY = /^(\*|[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?|[0-9a-f:.]{2,45})$/;
+
+/** `loopback,receiver.test,[::1]` → lower-case names and addresses, brackets of IPv6 removed. */
+function parseHostList(raw: string, ctx: z.RefinementCtx): string[] {
+  const hosts: string[] = [];
+  for (const item of raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+    const host = item.startsWith('[') && item.endsWith(']') ? item.slice(1, -1) : item;
+    if (!HOST_ENTRY.test(host)) {
+      ctx.addIssue({ code: 'custom', message: `"${item}" is not a host name, an IP address, ${LOOPBACK_HOSTS} or *` });
+      return z.NEVER;
+    }
+    hosts.push(host);
+  }
+  return hosts;
+}
+
 /**
  * Every setting, in one table: the CLI flag, the environment variable, the default and the
  * help text all come from here, so `--help`, the README table and the compose check agree.
@@ -120,6 +138,16 @@ export const OPTIONS = {
     flag: 'asset-quota-bytes', env: 'NODUS_MOCK_ASSET_QUOTA_BYTES', default: '1073741824',
     help: 'asset bytes each tenant may store (default 1 GiB); beyond it uploads and imports answer 409',
     schema: z.coerce.number().int().positive().max(2 ** 50),
+  },
+  webhookHosts: {
+    flag: 'webhook-hosts', env: 'NODUS_MOCK_WEBHOOK_HOSTS', default: 'loopback,host.docker.internal',
+    help: 'hosts a webhook may deliver to, comma separated: names, IP addresses, `loopback`, or `*` for any',
+    schema: z.string().transform(parseHostList),
+  },
+  webhookTimeoutMs: {
+    flag: 'webhook-timeout-ms', env: 'NODUS_MOCK_WEBHOOK_TIMEOUT_MS', default: '5000',
+    help: 'wall milliseconds a webhook receiver has to answer a delivery before the attempt counts as failed',
+    schema: z.coerce.number().int().min(1).max(600_000),
   },
 } as const;
 

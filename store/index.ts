@@ -12,6 +12,7 @@ import { createSettingsStore } from './settings.js';
 import { createTenantStore } from './tenants.js';
 import { createWorkloadRuntimeStore } from './workload-runtime.js';
 import { createTenantCache } from './tenant-cache.js';
+import { createWebhookStore } from './webhooks.js';
 import { createWorkloadStore } from './workloads.js';
 
 export type Store = ReturnType<typeof createStore>;
@@ -80,6 +81,7 @@ function createStore(db: Db) {
     journal: createJournalStore(db),
     scenarios: createScenarioStateStore(db),
     reset: createResetStore(db),
+    webhooks: createWebhookStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
       return inTransaction.immediate(fn) as T;

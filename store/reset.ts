@@ -14,6 +14,7 @@ export const TENANT_TABLES = [
   'request_journal',
   'scenario_applied',
   'assets',
+  'webhooks',
 ] as const;
 
 /** Tables with a `tenant_id` that reset leaves alone, and why. */

@@ -11,6 +11,7 @@ import rlSummaryRoutes from './rl-summary.js';
 import workloadFreezeRoutes from './workload-freeze.js';
 import workloadLogRoutes from './workload-logs.js';
 import workloadRecordRoutes from './workload-records.js';
+import webhookRoutes from './webhooks.js';
 import workloadRoutes from './workloads.js';
 
 /**
@@ -38,6 +39,7 @@ const v1: FastifyPluginAsync = async (app) => {
   await app.register(workloadFreezeRoutes);
   await app.register(workloadRecordRoutes);
   await app.register(assetRoutes);
+  await app.register(webhookRoutes);
 };
 
 export default v1;

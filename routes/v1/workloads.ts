@@ -5,7 +5,7 @@ import { WorkloadParams } from '../../openapi/params.js';
 import { SubmitResult, Workload, WorkloadEvent, WorkloadListItem, WorkloadPayload } from '../../openapi/workloads.js';
 import { isoTime } from '../../server/domain/clock.js';
 import { answerIdempotently, keyBeforeBody, requireIdempotencyKey } from '../../server/http/idempotency.js';
-import { listItemView, workloadView } from '../../server/http/views/workload.js';
+import { listItemView, workloadView } from '../../server/domain/workloads/view.js';
 
 
 /** Where the SDK's remedy table has a code for a field, the 400 carries it. */

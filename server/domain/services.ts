@@ -8,6 +8,8 @@ import type { DomainContext } from './context.js';
 import { createControlService } from './control/service.js';
 import { createEvidenceService } from './evidence/service.js';
 import { createLaunchService } from './launches/service.js';
+import { enqueueStatusChanges } from './webhooks/outbox.js';
+import { createWebhookService } from './webhooks/service.js';
 import { Materialiser } from './workloads/materialise.js';
 import { createWorkloadService } from './workloads/service.js';
 
@@ -31,7 +33,7 @@ export function createServices(options: ServiceOptions) {
     store,
     catalog,
     clock: new VirtualClock(store, config, options.wallNow),
-    materialiser: new Materialiser({ store, config }),
+    materialiser: new Materialiser({ store, config, onStatusChanges: (row, run, items) => enqueueStatusChanges(store, row, run, items) }),
   };
   return {
     context,
@@ -41,6 +43,7 @@ export function createServices(options: ServiceOptions) {
     evidence: createEvidenceService(context),
     control: createControlService(context),
     assets: createAssetService(context),
+    webhooks: createWebhookService(context),
   };
 }
 

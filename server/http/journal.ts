@@ -19,6 +19,24 @@ function receivedBody(request: FastifyRequest): { text: string; json: boolean; b
   return null;
 }
 
+/**
+ * The body with the route's secret fields replaced. One that is not a JSON object cannot be
+ * redacted field by field, so nothing of it is kept: its text may hold the secret all the same.
+ */
+function redact(body: { text: string; json: boolean }, fields: readonly string[] | undefined): { text: string; json: boolean } | null {
+  if (!fields?.length) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.text);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const record = parsed as Record<string, unknown>;
+  for (const field of fields) if (field in record) record[field] = '[redacted]';
+  return { text: JSON.stringify(record), json: true };
+}
+
 /** The first 16 KiB, cut back to a character boundary. */
 function cut(text: string): { text: string; truncated: boolean } {
   const bytes = Buffer.from(text, 'utf8');
@@ -35,7 +53,8 @@ function journalRow(request: FastifyRequest, reply: FastifyReply, atMs: number, 
   const fault = request.fault;
   // A reset or dropped connection got no answer, whatever the handler had prepared.
   const unanswered = fault?.type === 'reset' || fault?.type === 'drop_response' || !reply.raw.headersSent;
-  const kept = body && cut(body.text);
+  const stored = body && redact(body, request.routeOptions.config?.journalRedact);
+  const kept = stored && cut(stored.text);
   return {
     atMs,
     wallMs,

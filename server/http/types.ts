@@ -33,5 +33,7 @@ declare module 'fastify' {
      * code than `invalid_request`, where the contract names one.
      */
     validationCodes?: Record<string, string>;
+    /** Top-level fields of a JSON body the request journal keeps as "[redacted]" (a secret, say). */
+    journalRedact?: readonly string[];
   }
 }

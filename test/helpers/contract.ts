@@ -14,17 +14,6 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
 export const CONTRACT_PATH = join(packageRoot(), 'test', 'contract', 'openapi-rl-subset.json');
 
-/**
- * What the contract subset has that this server does not serve yet, and why: the tests that
- * demand every operation and component skip exactly these, assert that each is still unserved
- * and that the list holds nothing but webhooks. Empty it when issue 16 lands.
- */
-export const NOT_YET_SERVED = {
-  reason: 'webhooks (issue 16)',
-  operations: ['GET /v1/webhooks', 'PUT /v1/webhooks', 'DELETE /v1/webhooks'],
-  components: ['Webhook', 'WebhookRequest', 'WebhookCreated', 'WebhookDeleted'],
-} as const;
-
 type Json = Record<string, any>;
 
 function loadContract(): Json {

@@ -10,6 +10,13 @@ import type { Config } from '../../config.js';
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
 
 type ReceiptItem = Extract<TimelineItem, { kind: 'receipt' }>;
+export type StatusItem = Extract<TimelineItem, { kind: 'status' }>;
+
+/**
+ * Told of the status items one materialise step passed (oldest first), inside its transaction:
+ * the webhook outbox writes a delivery for each (domain/webhooks/outbox.ts).
+ */
+export type StatusListener = (row: WorkloadRow, run: RunContext, items: readonly StatusItem[]) => void;
 
 export interface RunContext {
   spec: SimSpec;
@@ -83,7 +90,7 @@ export function firstAfter(items: readonly TimelineItem[], t: number): number {
 export class Materialiser {
   private readonly cache = new Map<string, RunContext>();
 
-  constructor(private readonly deps: { store: Store; config: Config }) {}
+  constructor(private readonly deps: { store: Store; config: Config; onStatusChanges?: StatusListener }) {}
 
   bounds(): EventBounds {
     return {
@@ -124,11 +131,13 @@ export class Materialiser {
     };
     const logs: LogInput[] = [];
     const receipts: ReceiptItem[] = [];
+    const statuses: StatusItem[] = [];
 
     for (let i = from; i < to; i++) {
       const item = items[i];
       switch (item.kind) {
         case 'status':
+          statuses.push(item);
           if (item.generation > generation) {
             flush();
             this.replayIntoGeneration(row.id, ctx, item.generation, item.atMs);
@@ -154,6 +163,7 @@ export class Materialiser {
     flush();
     if (logs.length) store.runtime.appendLogs(row.id, logs, this.deps.config.maxLogBytesPerAttempt);
     this.putReceipts(row.id, receipts);
+    if (statuses.length) this.deps.onStatusChanges?.(row, ctx, statuses);
 
     const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
     const lastAtMs = items.length ? items[items.length - 1].atMs : row.createdAtMs;

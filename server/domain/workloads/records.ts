@@ -7,7 +7,7 @@ import { firstAfter, type RunContext } from './materialise.js';
 import { workloadOutputs } from './outputs.js';
 import { spendsAt } from '../../simulator/index.js';
 import { isTerminal } from '../../simulator/types.js';
-import { routeSummary } from '../../http/views/workload.js';
+import { routeSummary } from './view.js';
 import type { DomainContext } from '../context.js';
 
 /**

@@ -1,12 +1,18 @@
 import type { z } from 'zod';
 import type { CustomerRouteSummary, Meter, Workload, WorkloadListItem } from '../../../openapi/workloads.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { isoTime } from '../../domain/clock.js';
-import { checkpoints } from '../../domain/workloads/checkpoints.js';
-import type { RunContext } from '../../domain/workloads/materialise.js';
+import { isoTime } from '../clock.js';
+import { checkpoints } from './checkpoints.js';
+import type { RunContext } from './materialise.js';
 import { stateAt } from '../../simulator/index.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import type { SimSpec } from '../../simulator/types.js';
+
+/*
+ * Workloads from stored row to wire shape. Here rather than in server/http/views because the
+ * domain needs it too: a webhook delivery carries the workload as GET /v1/workloads/{id} shows
+ * it, rendered in the transaction that makes the status change (domain/webhooks/outbox.ts).
+ */
 
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 

@@ -1,0 +1,287 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DeliveryHead, DeliveryRow, WebhookRow } from '../../../store/webhooks.js';
+import type { DomainContext } from '../context.js';
+import { takeFault, type FaultActionInput } from '../control/faults.js';
+import { refusedWebhookUrl } from './hosts.js';
+import { signedHeaders } from './signing.js';
+
+/**
+ * Virtual time from a failed attempt to the next: after the sixth failure a delivery has failed.
+ * Virtual, so that a test sees a retry by advancing the clock rather than by waiting.
+ */
+export const RETRY_AFTER_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000] as const;
+
+/** Attempts in flight at once, in all and per tenant: slow receivers hold a slot each, no more. */
+export const MAX_IN_FLIGHT = 16;
+export const MAX_IN_FLIGHT_PER_TENANT = 4;
+/** How often (wall) due deliveries are looked for: retries fall due by the clock, not by a write. */
+const POLL_MS = 250;
+/** How often (wall) tenants with a webhook and a realtime clock are materialised without a read. */
+const MATERIALISE_EVERY_MS = 1_000;
+/** A flush stops waiting after this long (wall), answering what is still due. */
+const FLUSH_LIMIT_MS = 60_000;
+
+/**
+ * A delivery is matched by fault rules as `POST /webhook/{workload id}/{type}`: a pseudo-path no
+ * route serves, so a rule for `/webhook/*` acts on every delivery of the tenant and one for
+ * `/webhook/{id}/workload.completed` on the completions only.
+ */
+export const webhookFaultPath = (workloadId: string, type: string) => `/webhook/${workloadId}/${type}`;
+
+/** What the worker logs through: pino's shape, so the app's logger fits. */
+export interface WorkerLog {
+  debug(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+const SILENT: WorkerLog = { debug: () => undefined, error: () => undefined };
+
+interface Outcome {
+  statusCode: number | null;
+  /** Null when delivered. */
+  error: string | null;
+  faultId: string | null;
+}
+
+const delivered = (o: Outcome) => o.error === null;
+
+function connectionError(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err as Error).message;
+}
+
+/**
+ * The outbox's sending side. Rows are written by the status changes themselves
+ * (outbox.ts); this picks the due ones after their commit and sends them, signed, over global
+ * fetch. At least once: an attempt is recorded only after its answer, so a crash or a shutdown
+ * in between leaves the row pending for the next start, which sends it again with the same
+ * webhook-id. In order per workload: only the oldest pending delivery of a workload is ever
+ * sent, and one at a time. Nothing here holds a request: attempts run beside the server, each
+ * bounded by --webhook-timeout-ms and by the in-flight limits.
+ */
+export function createDeliveryWorker(deps: DomainContext) {
+  const { store, clock, config, materialiser } = deps;
+  const inFlight = new Map<number, { tenantId: string; done: Promise<void> }>();
+  const busyWorkloads = new Set<string>();
+  const perTenant = new Map<string, number>();
+  const stopped = new AbortController();
+  let started = false;
+  let scheduled = false;
+  let timer: NodeJS.Timeout | undefined;
+  let materialisedAt = 0;
+  let log = SILENT;
+
+  /** A pass right after the current transaction: enqueue calls this inside the one that writes. */
+  const nudge = () => {
+    if (!started || scheduled || stopped.signal.aborted) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      guarded(pass);
+    });
+  };
+
+  /**
+   * Due heads the last scan found but the limits held back. A finished attempt takes from here
+   * and looks up its own workload's next delivery: a scan of every pending delivery after each
+   * attempt was a quarter of the worker's time with a thousand pending (bench/, webhooks).
+   */
+  let ready: DeliveryHead[] = [];
+
+  const startable = (head: DeliveryHead) =>
+    !busyWorkloads.has(head.workloadId) && (perTenant.get(head.tenantId) ?? 0) < MAX_IN_FLIGHT_PER_TENANT;
+
+  /** Starts what the limits allow of `heads` (due, oldest first); answers the rest. */
+  function launchAll(heads: readonly DeliveryHead[]): DeliveryHead[] {
+    const held: DeliveryHead[] = [];
+    for (const head of heads) {
+      if (!stopped.signal.aborted && inFlight.size < MAX_IN_FLIGHT && startable(head)) launch(head);
+      else held.push(head);
+    }
+    return held;
+  }
+
+  /** Every due head delivery, read afresh; starts what the limits allow. */
+  function pass(): void {
+    if (stopped.signal.aborted) return;
+    const now = new Map<string, number>();
+    const nowOf = (tenantId: string) => {
+      let nowMs = now.get(tenantId);
+      if (nowMs === undefined) now.set(tenantId, (nowMs = clock.nowMs(tenantId)));
+      return nowMs;
+    };
+    ready = launchAll(store.webhooks.heads().filter((h) => !inFlight.has(h.seq) && h.dueAtMs <= nowOf(h.tenantId)));
+  }
+
+  /** After an attempt of `workloadId`: its next delivery if due, then what the scan held back. */
+  function next(workloadId: string): void {
+    if (stopped.signal.aborted) return;
+    const head = store.webhooks.head(workloadId);
+    if (head && !inFlight.has(head.seq) && head.dueAtMs <= clock.nowMs(head.tenantId)) ready.push(head);
+    ready = launchAll(ready.filter((h) => !inFlight.has(h.seq)));
+  }
+
+  function launch(head: DeliveryHead): void {
+    busyWorkloads.add(head.workloadId);
+    perTenant.set(head.tenantId, (perTenant.get(head.tenantId) ?? 0) + 1);
+    const done = attempt(head)
+      .catch((err) => log.error({ err, delivery_seq: head.seq }, 'webhook delivery: the attempt could not be recorded'))
+      .finally(() => {
+        busyWorkloads.delete(head.workloadId);
+        perTenant.set(head.tenantId, perTenant.get(head.tenantId)! - 1);
+        inFlight.delete(head.seq);
+        guarded(() => next(head.workloadId));
+      });
+    inFlight.set(head.seq, { tenantId: head.tenantId, done });
+  }
+
+  async function attempt(head: DeliveryHead): Promise<void> {
+    const { seq } = head;
+    const d = store.webhooks.delivery(seq);
+    // Held back by the limits, it may have been tried and rescheduled meanwhile, or a
+    // redelivery of an older one of its workload may now go first.
+    if (d?.state !== 'pending' || d.dueAtMs! > clock.nowMs(d.tenantId) || store.webhooks.head(head.workloadId)?.seq !== seq) return;
+    const hook = store.webhooks.get(d.tenantId);
+    const refused = !hook?.enabled ? 'no webhook is configured any more' : refusedWebhookUrl(hook.url, config);
+    if (refused !== undefined || !hook) {
+      store.write(() => store.webhooks.fail(seq, refused ?? 'no webhook is configured any more'));
+      return;
+    }
+    const wallMs = clock.wallNow();
+    const startedAt = performance.now();
+    const outcome = await send(d, hook);
+    // Shutting down: not recorded, so the next start sends it again.
+    if (!outcome) return;
+    const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
+    const settled = store.write(() => {
+      const current = store.webhooks.delivery(seq);
+      if (current?.state !== 'pending') return undefined;
+      const atMs = clock.nowMs(d.tenantId);
+      const retryAfter = delivered(outcome) ? undefined : RETRY_AFTER_MS[current.tries];
+      const nextRetryAtMs = retryAfter === undefined ? null : atMs + retryAfter;
+      const state = delivered(outcome) ? 'delivered' : nextRetryAtMs === null ? 'failed' : 'pending';
+      store.webhooks.settle({ deliverySeq: seq, url: hook.url, wallMs, atMs, latencyMs, nextRetryAtMs, ...outcome }, state, nextRetryAtMs);
+      return state;
+    });
+    log.debug(
+      { delivery: d.id, workload: d.workloadId, type: d.type, status: outcome.statusCode, error: outcome.error, ms: latencyMs, state: settled },
+      'webhook delivery attempt',
+    );
+  }
+
+  /** One attempt over the wire, with what a fault rule makes of it; undefined when shut down. */
+  async function send(d: DeliveryRow, hook: WebhookRow): Promise<Outcome | undefined> {
+    const rule = takeFault(deps, d.tenantId, 'POST', webhookFaultPath(d.workloadId, d.type));
+    const action = rule && (JSON.parse(rule.action) as FaultActionInput);
+    const faultId = rule?.id ?? null;
+    if (action?.type === 'error') return { statusCode: action.status, error: `fault ${faultId}: answered ${action.status} ${action.error} without sending`, faultId };
+    if (action?.type === 'reset') return { statusCode: null, error: `fault ${faultId}: the connection was reset before sending`, faultId };
+    const timeoutMs = config.webhookTimeoutMs;
+    // A delay stalls the attempt inside its timeout, as a receiver that does not answer would.
+    const signal = AbortSignal.any([stopped.signal, AbortSignal.timeout(timeoutMs)]);
+    try {
+      if (action?.type === 'delay') await sleep(action.ms, undefined, { signal });
+      const timestamp = Math.floor(clock.wallNow() / 1000);
+      const res = await fetch(hook.url, {
+        method: 'POST',
+        // No Authorization: a receiver trusts the signature, and the team's key never leaves.
+        headers: { 'content-type': 'application/json', 'user-agent': 'nodus-mock-webhooks', ...signedHeaders(hook.secret, d.id, timestamp, d.body) },
+        body: d.body,
+        redirect: 'manual',
+        signal,
+      });
+      // Only the status counts; the body is not read, so a receiver cannot make the mock buffer it.
+      await res.body?.cancel();
+      if (action?.type === 'drop_response') return { statusCode: null, error: `fault ${faultId}: the receiver's answer (${res.status}) was dropped`, faultId };
+      const ok = res.status >= 200 && res.status < 300;
+      return { statusCode: res.status, error: ok ? null : `the receiver answered ${res.status}`, faultId };
+    } catch (err) {
+      if (stopped.signal.aborted) return undefined;
+      // The timeout's abort: fetch rejects with its TimeoutError, a stalled delay with an AbortError.
+      if (signal.aborted) return { statusCode: null, error: `no answer within ${timeoutMs} ms (--webhook-timeout-ms)`, faultId };
+      return { statusCode: null, error: `could not connect: ${connectionError(err)}`, faultId };
+    }
+  }
+
+  /**
+   * Tenants with a webhook see their runs' status changes without reading them: realtime clocks
+   * move by themselves, so their unsettled workloads are materialised every second. (Manual
+   * clocks move by advance, which materialises.) The rows are those any read would write.
+   */
+  function materialiseRealtimeTenants(): void {
+    for (const tenantId of store.webhooks.enabledTenants()) {
+      if (clock.view(tenantId).mode !== 'realtime' || store.workloads.unsettled(tenantId).length === 0) continue;
+      store.write(() => materialiser.materialiseTenant(tenantId, clock.nowMs(tenantId)));
+    }
+  }
+
+  /** Work the server does on its own: a failure (the database gone, say) is logged, never thrown. */
+  function guarded(work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      log.error({ err }, 'webhook deliveries: a pass failed');
+    }
+  }
+
+  const tick = () => guarded(() => {
+    pass();
+    if (clock.wallNow() - materialisedAt >= MATERIALISE_EVERY_MS) {
+      materialisedAt = clock.wallNow();
+      materialiseRealtimeTenants();
+    }
+  });
+
+  /** Due head deliveries of the tenant, by its clock. */
+  function dueCount(tenantId: string): number {
+    const nowMs = clock.nowMs(tenantId);
+    return store.webhooks.heads(tenantId).filter((h) => h.dueAtMs <= nowMs).length;
+  }
+
+  return {
+    nudge,
+
+    /** Sends what was left pending (before a crash, say) and from then on what falls due. */
+    start(logger: WorkerLog): void {
+      if (started) return;
+      started = true;
+      log = logger;
+      store.webhooks.onEnqueue(nudge);
+      timer = setInterval(tick, POLL_MS);
+      timer.unref();
+      nudge();
+    },
+
+    /** Cuts attempts short (they stay pending) and waits until none is left running. */
+    async stop(): Promise<void> {
+      stopped.abort();
+      clearInterval(timer);
+      await Promise.allSettled([...inFlight.values()].map((f) => f.done));
+    },
+
+    /**
+     * Until nothing of the tenant is due: its status changes up to its now are materialised, then
+     * due deliveries are sent and their outcomes recorded, again while more fall due (the next of
+     * a workload, a retry of a realtime clock), within FLUSH_LIMIT_MS.
+     */
+    async flush(tenantId: string): Promise<{ due: number; pending: number }> {
+      if (store.webhooks.get(tenantId)?.enabled) store.write(() => materialiser.materialiseTenant(tenantId, clock.nowMs(tenantId)));
+      const deadline = performance.now() + FLUSH_LIMIT_MS;
+      for (;;) {
+        pass();
+        const all = [...inFlight.values()];
+        const mine = all.filter((f) => f.tenantId === tenantId);
+        const due = dueCount(tenantId);
+        if (due === 0 || stopped.signal.aborted || performance.now() >= deadline) {
+          return { due, pending: store.webhooks.pending(tenantId) - due };
+        }
+        // Its own attempts, or a slot others hold; with neither, one fell due after the pass
+        // looked, and the next pass (a turn later, never a busy loop) starts it.
+        await (all.length ? Promise.race((mine.length ? mine : all).map((f) => f.done)) : new Promise(setImmediate));
+      }
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

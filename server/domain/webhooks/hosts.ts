@@ -1,0 +1,37 @@
+import { isIP } from 'node:net';
+import { LOOPBACK_HOSTS, OPTIONS, type Config } from '../../config.js';
+
+/**
+ * Where deliveries may go. The real service asks for public HTTPS; a mock must reach a receiver
+ * inside the test, so it delivers to loopback and to the hosts the operator lists
+ * (--webhook-hosts), over http or https, and nowhere else: a mock that posts wherever a test
+ * says would be an open relay on whatever network it runs in. By host name only, not by what
+ * the name resolves to: a listed name is trusted as listed.
+ */
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+/** The URL's host as listed in the setting: lower case, IPv6 without brackets. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+
+/** Why this URL may not be a webhook, or undefined when it may. */
+export function refusedWebhookUrl(raw: string, config: Pick<Config, 'webhookHosts'>): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'the webhook url is not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'the webhook url must be http or https';
+  if (url.username || url.password) return 'the webhook url must not carry credentials';
+  const host = hostOf(url);
+  const allowed = config.webhookHosts;
+  if (allowed.includes('*') || allowed.includes(host) || (allowed.includes(LOOPBACK_HOSTS) && isLoopback(host))) return undefined;
+  const { flag, env } = OPTIONS.webhookHosts;
+  return `the mock delivers webhooks only to the hosts of --${flag} / ${env} (now: ${allowed.join(',') || 'none'}); ` +
+    `${host} is not one of them: start the server with it added, or use a loopback receiver`;
+}

@@ -1,0 +1,42 @@
+import { customAlphabet } from 'nanoid';
+import { z } from 'zod';
+import { Workload } from '../../../openapi/workloads.js';
+import type { Store } from '../../../store/index.js';
+import type { WorkloadRow } from '../../../store/workloads.js';
+import { stateAt } from '../../simulator/index.js';
+import { isoTime } from '../clock.js';
+import type { RunContext, StatusItem } from '../workloads/materialise.js';
+import { workloadView } from '../workloads/view.js';
+
+/** Standard Webhooks message ids: `msg_` and 24 base-62 characters (143 bits). */
+const newMessageId = ((id) => () => `msg_${id()}`)(customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 24));
+
+/**
+ * The outbox's write side: one delivery per status item a materialise step passed, oldest first,
+ * in the caller's transaction (the one that stores the change), for a tenant whose enabled
+ * webhook was set by the item's time. Each body is fixed here, so every attempt sends and signs
+ * the same bytes: the workload as GET /v1/workloads/{id} showed it at the item's virtual time
+ * (the row as it would have been materialised then), encoded by the Workload schema as the
+ * route's serialiser does. A step that jumps over several statuses delivers each of them.
+ */
+export function enqueueStatusChanges(store: Store, row: WorkloadRow, run: RunContext, items: readonly StatusItem[]): void {
+  if (items.length === 0) return;
+  const hook = store.webhooks.get(row.tenantId);
+  if (!hook?.enabled) return;
+  for (const item of items) {
+    if (item.atMs < hook.sinceMs) continue;
+    const state = stateAt(run.spec, run.interventions, item.atMs, run.timeline);
+    const then: WorkloadRow = {
+      ...row,
+      status: item.status,
+      updatedAtMs: state.updatedAtMs,
+      spendUsd: state.spendUsd,
+      generation: state.generation,
+      materialisedToMs: item.atMs,
+    };
+    const id = newMessageId();
+    const type = `workload.${item.status}`;
+    const body = JSON.stringify({ type, id, created_at: isoTime(item.atMs), data: z.encode(Workload, workloadView(then, run)) });
+    store.webhooks.enqueue({ id, tenantId: row.tenantId, workloadId: row.id, type, body, createdAtMs: item.atMs, dueAtMs: item.atMs });
+  }
+}

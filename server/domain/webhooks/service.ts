@@ -1,0 +1,81 @@
+import type { AttemptRow, DeliveryFilter, DeliveryRow } from '../../../store/webhooks.js';
+import type { DomainContext } from '../context.js';
+import { ApiError, badRequest, conflict, notFound } from '../errors.js';
+import { createDeliveryWorker, type WorkerLog } from './delivery.js';
+import { refusedWebhookUrl } from './hosts.js';
+import { newWebhookSecret } from './signing.js';
+
+export interface WebhookInput {
+  url: string;
+  secret?: string;
+}
+
+export interface DeliveryRecord {
+  delivery: DeliveryRow;
+  attempts: AttemptRow[];
+}
+
+/** The team webhook (PUT, GET, DELETE /v1/webhooks) and its deliveries (/_mock/webhooks). */
+export function createWebhookService(deps: DomainContext) {
+  const { store, clock, config } = deps;
+  const worker = createDeliveryWorker(deps);
+  const record = (delivery: DeliveryRow): DeliveryRecord => ({ delivery, attempts: store.webhooks.attempts(delivery.seq) });
+
+  return {
+    /**
+     * Creates or replaces the one webhook; an omitted secret is generated. The SDK retries a PUT
+     * on 408, 429 and 5xx, so the same URL again with no secret (or the same one) changes
+     * nothing and answers the secret in force: a retry never rotates it behind the caller's back.
+     */
+    put(tenantId: string, input: WebhookInput): { url: string; secret: string; enabled: boolean } {
+      const refused = refusedWebhookUrl(input.url, config);
+      if (refused !== undefined) throw badRequest('webhook_url_not_allowed', refused);
+      return store.write(() => {
+        const current = store.webhooks.get(tenantId);
+        if (current?.enabled && current.url === input.url && (input.secret === undefined || input.secret === current.secret)) {
+          return { url: current.url, secret: current.secret, enabled: true };
+        }
+        const nowMs = clock.nowMs(tenantId);
+        const secret = input.secret ?? newWebhookSecret();
+        store.webhooks.put({ tenantId, url: input.url, secret, enabled: true, sinceMs: current?.sinceMs ?? nowMs, updatedAtMs: nowMs });
+        return { url: input.url, secret, enabled: true };
+      });
+    },
+
+    /** Never the secret. */
+    get(tenantId: string): { url: string; enabled: boolean } {
+      const hook = store.webhooks.get(tenantId);
+      if (!hook) throw new ApiError(404, 'not_found', 'no webhook is configured for this team: PUT /v1/webhooks sets one');
+      return { url: hook.url, enabled: hook.enabled };
+    },
+
+    /** Harmless when none is set (the SDK retries it too); what was still pending will not be sent. */
+    delete(tenantId: string): void {
+      store.write(() => {
+        store.webhooks.delete(tenantId);
+        store.webhooks.failPending(tenantId, 'the webhook was deleted before this was delivered');
+      });
+    },
+
+    deliveries(tenantId: string, filter: DeliveryFilter): DeliveryRecord[] {
+      return store.webhooks.list(tenantId, filter).map(record);
+    },
+
+    /** Pending again, due now, with a fresh backoff schedule and the same webhook-id. */
+    redeliver(tenantId: string, id: string): DeliveryRecord {
+      const delivery = store.write(() => {
+        const found = store.webhooks.byId(tenantId, id);
+        if (!found) throw notFound(`webhook delivery ${id}`);
+        if (!store.webhooks.get(tenantId)?.enabled) throw conflict('webhook_not_configured', 'no webhook is configured to redeliver to: PUT /v1/webhooks sets one');
+        store.webhooks.redeliver(found.seq, clock.nowMs(tenantId));
+        return store.webhooks.delivery(found.seq)!;
+      });
+      worker.nudge();
+      return record(delivery);
+    },
+
+    flush: (tenantId: string) => worker.flush(tenantId),
+    start: (log: WorkerLog) => worker.start(log),
+    stop: () => worker.stop(),
+  };
+}
