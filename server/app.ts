@@ -26,8 +26,8 @@ import uiRoutes from '../routes/ui.js';
 import v1Routes from '../routes/v1/index.js';
 import './http/types.js';
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const URL_LIMIT_BYTES = 8 * 1024;
+const BODY_LIMIT_BYTES = 1024 * 1024;
+const URL_LIMIT_BYTES = 8 * 1024;
 
 export interface AppOptions {
   config: Config;

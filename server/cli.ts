@@ -7,7 +7,7 @@ import { createLogger } from './logger.js';
 import { packageVersion } from './boot/package-info.js';
 
 /** What a user pastes to point the Nodus SDK at this server. */
-export function sdkExportLine(url: string, apiKey: string): string {
+function sdkExportLine(url: string, apiKey: string): string {
   return `export NODUS_BASE_URL=${url} NODUS_API_KEY=${apiKey}`;
 }
 

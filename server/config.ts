@@ -2,13 +2,13 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
 /** A configured API key; `tenant` is set when the operator named one (`key=tenant`). */
-export interface KeyEntry {
+interface KeyEntry {
   key: string;
   tenant?: string;
 }
 
 export const API_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
-export const TENANT_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const TENANT_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const OPEN_MODE_KEY_PREFIX = 'nk_test_';
 
 function parseKeyList(raw: string, ctx: z.RefinementCtx): KeyEntry[] {
@@ -184,7 +184,7 @@ export const HELP_TEXT = (() => {
   ].join('\n');
 })();
 
-export type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
+type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
 
 /** Resolves flags > env > defaults; throws ConfigError with a one-line reason when invalid. */
 export function resolveCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {

@@ -24,7 +24,7 @@ import { packageRoot } from './package-info.js';
 export const BUNDLE = join(packageRoot(), 'dist', 'bundle', 'server.cjs');
 export const CODE_CACHE = `${BUNDLE}.cache`;
 
-export interface LoadedBundle {
+interface LoadedBundle {
   exports: typeof Bundle;
   /** The compiled script, whose `createCachedData()` the build writes as the code cache. */
   script: Script;

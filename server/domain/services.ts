@@ -13,7 +13,7 @@ import { createWebhookService } from './webhooks/service.js';
 import { Materialiser } from './workloads/materialise.js';
 import { createWorkloadService } from './workloads/service.js';
 
-export interface ServiceOptions {
+interface ServiceOptions {
   config: Config;
   store: Store;
   catalog: Catalog;

@@ -9,7 +9,7 @@ export const JITTER = 0.1;
 const LOW = 1 - JITTER - 0.05;
 const HIGH = 1 + JITTER + 0.1;
 
-export interface NominalPlan {
+interface NominalPlan {
   planningMs: number;
   reservingMs: number;
   provisioningMs: number;
@@ -20,7 +20,7 @@ export interface NominalPlan {
   exportMs: number;
 }
 
-export type EstimateInput = Pick<SimSpec, 'kind' | 'mode' | 'evaluationTasks' | 'trainingSteps' | 'simulation' | 'usdPerHour' | 'customRunSeconds'>;
+type EstimateInput = Pick<SimSpec, 'kind' | 'mode' | 'evaluationTasks' | 'trainingSteps' | 'simulation' | 'usdPerHour' | 'customRunSeconds'>;
 
 const s = (seconds: number) => Math.round(seconds * 1000);
 
@@ -41,18 +41,18 @@ export function nominalPlan(spec: EstimateInput): NominalPlan {
 }
 
 /** Running time: from the start of the first phase to the end of export. */
-export const executionMs = (p: NominalPlan) => p.baselineMs + p.trainingMs + p.evaluationMs + p.exportMs;
+const executionMs = (p: NominalPlan) => p.baselineMs + p.trainingMs + p.evaluationMs + p.exportMs;
 /** Accepted to completed. */
-export const completionMs = (p: NominalPlan) => p.planningMs + p.reservingMs + p.provisioningMs + executionMs(p);
+const completionMs = (p: NominalPlan) => p.planningMs + p.reservingMs + p.provisioningMs + executionMs(p);
 /** Compute is held, and paid for, from provisioning to the end. */
 export const billedMs = (p: NominalPlan) => p.provisioningMs + executionMs(p);
 
-export interface Range {
+interface Range {
   low: number;
   high: number;
 }
 
-export interface RunEstimate {
+interface RunEstimate {
   executionSeconds: Range;
   completionSeconds: Range;
   computeCostUsd: Range;

@@ -12,7 +12,7 @@ import type { RLPhase, Settlement, SimSpec } from './types.js';
  */
 
 /** How and when the grader settles a final-evaluation attempt. */
-export type PlannedGrading = Settlement & { finalAtMs: number };
+type PlannedGrading = Settlement & { finalAtMs: number };
 
 export interface PlannedAttempt {
   phase: RLPhase;

@@ -30,7 +30,7 @@ function completedEvent(spec: SimSpec, a: PlannedAttempt): SimRLEvent {
   return event;
 }
 
-export function baseDrafts(spec: SimSpec, plan: RunPlan): Draft[] {
+function baseDrafts(spec: SimSpec, plan: RunPlan): Draft[] {
   const drafts: Draft[] = [];
   const status = (at: number, s: WorkloadStatus) => drafts.push({ at, kind: 'status', status: s });
   const lifecycle = (at: number, eventType: string, payload: Record<string, unknown>) => drafts.push({ at, kind: 'lifecycle', eventType, payload });

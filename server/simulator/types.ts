@@ -8,7 +8,7 @@ export const WORKLOAD_STATUSES = [
   'freezing', 'frozen', 'completed', 'failed', 'cancelled',
 ] as const;
 export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
-export const TERMINAL_STATUSES: readonly WorkloadStatus[] = ['completed', 'failed', 'cancelled'];
+const TERMINAL_STATUSES: readonly WorkloadStatus[] = ['completed', 'failed', 'cancelled'];
 export const isTerminal = (s: string) => (TERMINAL_STATUSES as readonly string[]).includes(s);
 
 export type RunMode = 'evaluate' | 'train';

@@ -51,17 +51,17 @@ const CatalogFile = z.strictObject({
 });
 type CatalogDocument = z.infer<typeof CatalogFile>;
 
-export interface RecipeSection {
+interface RecipeSection {
   version: string;
   recipes: CatalogRecipe[];
 }
 
-export interface EnvironmentSection {
+interface EnvironmentSection {
   reviewedAt?: string;
   environments: CatalogEnvironment[];
 }
 
-export interface CatalogSections {
+interface CatalogSections {
   recipes?: RecipeSection;
   environments?: EnvironmentSection;
 }

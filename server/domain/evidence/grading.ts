@@ -12,7 +12,7 @@ import type { SimReceipt, SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 
-export interface DerivedReceipt {
+interface DerivedReceipt {
   createdAtMs: number;
   receipt: SimReceipt;
 }

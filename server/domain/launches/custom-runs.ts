@@ -57,7 +57,7 @@ export function usdPerHour(p: Payload): number {
  * Environment ids a submission may name: the contract's list plus what this catalog serves, its
  * recipes' environments and its environment catalog (the newer SDK submits `gsm8k` itself).
  */
-export function knownEnvironmentIds(deps: DomainContext): Set<string> {
+function knownEnvironmentIds(deps: DomainContext): Set<string> {
   return new Set([
     ...CONTRACT_ENVIRONMENTS,
     ...deps.catalog.recipes.map((r) => r.environment_id),

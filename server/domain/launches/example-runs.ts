@@ -12,7 +12,7 @@ import type { DomainContext } from '../context.js';
  */
 
 /** The name a run gets when the request names none: the environment's and the example's. */
-export const defaultRunName = (environment: RunnableEnvironment, example: CatalogExample) =>
+const defaultRunName = (environment: RunnableEnvironment, example: CatalogExample) =>
   `${environment.name}: ${example.name}`.slice(0, 120);
 
 /**

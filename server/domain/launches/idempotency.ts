@@ -7,7 +7,7 @@ export interface Admitted {
   workloadId?: string;
 }
 
-export interface IdempotentRequest {
+interface IdempotentRequest {
   /** The operation the key is scoped to, e.g. `POST /v1/rl-runs`. */
   scope: string;
   /** SHA-256 of what makes two requests "the same" for this operation. */

@@ -17,12 +17,12 @@ type Phase = z.infer<typeof RLRecipePhase>;
 type Preview = z.infer<typeof RLRunPreview>;
 
 /** The contract's defaults for a request that names nothing. */
-export const DEFAULT_RECIPE_ID = 'reasoning-gym-leg-counting';
+const DEFAULT_RECIPE_ID = 'reasoning-gym-leg-counting';
 
 /** How long a preview's estimate (and so its token's review) stays valid, in virtual time. */
 const ESTIMATE_VALID_MS = 15 * 60 * 1000;
 
-export interface Configuration {
+interface Configuration {
   recipe_id: string;
   recipe_version: string;
   mode: RunMode;
@@ -33,7 +33,7 @@ export interface Configuration {
   max_cost_usd?: number;
 }
 
-export interface NormalisedRun {
+interface NormalisedRun {
   recipe: CatalogRecipe;
   configuration: Configuration;
 }
@@ -46,7 +46,7 @@ function within(field: string, value: number, min: number, max: number): number 
 }
 
 /** Fills every default from the recipe and checks the values against its limits and modes. */
-export function normalise(catalog: Catalog, request: Request): NormalisedRun {
+function normalise(catalog: Catalog, request: Request): NormalisedRun {
   const id = request.recipe_id ?? DEFAULT_RECIPE_ID;
   if (!catalog.hasRecipeId(id)) {
     throw new ApiError(400, 'unknown_recipe', `body.recipe_id: no recipe "${id}" in this catalog; GET /v1/rl-recipes lists them`);

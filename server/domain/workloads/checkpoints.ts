@@ -11,7 +11,7 @@ import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
  * restore figures and a freeze's `manifest_id` and `retained_bytes`.
  */
 
-export const CHECKPOINT_EVERY_STEPS = 5;
+const CHECKPOINT_EVERY_STEPS = 5;
 
 export interface Checkpoint {
   manifestId: string;

@@ -5,7 +5,7 @@ import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 
 /** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
-export const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
+const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
 /** In ASCII order, so fixed-width numbers written in it sort as the numbers do. */
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const random12 = customAlphabet(BASE62, 12);

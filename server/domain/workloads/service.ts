@@ -41,7 +41,7 @@ export interface ListQuery {
 }
 
 /** A listed workload as of its materialisation: what the list view needs beyond the row. */
-export interface ListedWorkload {
+interface ListedWorkload {
   row: WorkloadRow;
   accruingRateUsdHour: number;
   terminal: boolean;
