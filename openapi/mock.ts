@@ -39,6 +39,14 @@ export const RecipeOverrideUpdate = z
   })
   .meta({ id: 'MockRecipeOverride' });
 
+export const LeversUpdate = z
+  .strictObject({
+    review_expiry: z.boolean().optional().describe("a launch after its preview's estimate.valid_until answers 409 review_changed (default false: reviews do not expire)"),
+    unrecoverable_error_rate: z.number().min(0).max(1).nullable().optional()
+      .describe("share of errored held-out attempts of this tenant's new launches that are not retried (null: each recipe's catalog value, 0)"),
+  })
+  .meta({ id: 'MockLevers' });
+
 export const BudgetUpdate = z
   .strictObject({
     monthly_spend_cap_usd: z.number().nonnegative().max(1e9),

@@ -14,6 +14,8 @@ export const TENANT_TABLES = [
   'request_journal',
   'scenario_applied',
   'assets',
+  'tenant_levers',
+  'reviews',
 ] as const;
 
 /** Tables with a `tenant_id` that reset leaves alone, and why. */

@@ -4,6 +4,7 @@ import runs from './003-runs.js';
 import control from './004-control.js';
 import logRetention from './005-log-retention.js';
 import assets from './006-assets.js';
+import levers from './007-levers.js';
 
 export interface Migration {
   version: number;
@@ -12,4 +13,4 @@ export interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, levers];
