@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { identityText, queryInteger, sha256Hex } from './primitives.js';
 import { RLGradingReceipt } from './rl-evidence.js';
 
-/** Schemas of the /_mock control API (shared/control-api.md). */
+/** Schemas of the /_mock control API (the README's "The control API at a glance"). */
 
 export const ClockState = z
   .object({
@@ -38,6 +38,14 @@ export const RecipeOverrideUpdate = z
     message: 'only allowed with available false',
   })
   .meta({ id: 'MockRecipeOverride' });
+
+export const LeversUpdate = z
+  .strictObject({
+    review_expiry: z.boolean().optional().describe("a launch after its preview's estimate.valid_until answers 409 review_changed (default false: reviews do not expire)"),
+    unrecoverable_error_rate: z.number().min(0).max(1).nullable().optional()
+      .describe("share of errored held-out attempts of this tenant's new launches that are not retried (null: each recipe's catalog value, 0)"),
+  })
+  .meta({ id: 'MockLevers' });
 
 export const BudgetUpdate = z
   .strictObject({

@@ -120,7 +120,7 @@ export const OPTIONS = {
   },
   scenario: {
     flag: 'scenario', env: 'NODUS_MOCK_SCENARIO', default: undefined,
-    help: 'JSON scenario file applied at start: per key clock, faults, recipe overrides, budget (see scenarios/)',
+    help: 'JSON scenario file applied at start: per key clock, faults, recipe overrides, budget, levers (see scenarios/)',
     schema: z.string().min(1).optional(),
   },
   maxLogBytesPerAttempt: {
@@ -168,8 +168,11 @@ const ConfigSchema = z.object(
 export const HELP_TEXT = (() => {
   const rows = Object.values(OPTIONS).map((o) => {
     const left = `  --${o.flag} <value>`;
-    const dflt = o.default === undefined ? '' : ` (default ${o.default})`;
-    return `${left.padEnd(32)}${o.help}${dflt}\n${''.padEnd(32)}env ${o.env}`;
+    // Some help texts already say their default in words (64 MiB); the raw value would repeat it.
+    const dflt = o.default === undefined || o.help.includes('(default') ? '' : ` (default ${o.default})`;
+    // A flag too long for its column gets its text on the next line rather than running into it.
+    const head = left.length < 32 ? left.padEnd(32) : `${left}\n${''.padEnd(32)}`;
+    return `${head}${o.help}${dflt}\n${''.padEnd(32)}env ${o.env}`;
   });
   return [
     'Usage: nodus-mock [options]',
@@ -184,6 +187,20 @@ export const HELP_TEXT = (() => {
   ].join('\n');
 })();
 
+/**
+ * `--port -1` as `--port=-1`: parseArgs calls a value that starts with a dash ambiguous, so a
+ * negative number would get its message instead of the option's own.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const valued = new Set(Object.values(OPTIONS).map((o) => `--${o.flag}`));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (valued.has(argv[i]) && /^-\.?\d/.test(argv[i + 1] ?? '')) out.push(`${argv[i]}=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
 type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
 
 /** Resolves flags > env > defaults; throws ConfigError with a one-line reason when invalid. */
@@ -194,7 +211,7 @@ export function resolveCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
       Object.values(OPTIONS).map((o) => [o.flag, { type: 'string' as const }]),
     );
     values = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv),
       options: { ...flagSpec, help: { type: 'boolean' }, version: { type: 'boolean' } },
       strict: true,
       allowPositionals: false,

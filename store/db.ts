@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations/index.js';
@@ -9,9 +9,30 @@ class SchemaTooNewError extends Error {
   override name = 'SchemaTooNewError';
 }
 
+/** The database's folder cannot be made: a configuration mistake, like a bad flag. */
+export class DatabasePathError extends Error {
+  override name = 'DatabasePathError';
+}
+
+/**
+ * Makes the missing folders above `path` one level at a time. Node's recursive mkdir spins
+ * forever under a folder that refuses new entries with ENOENT, such as /proc.
+ */
+function makeFolder(path: string): void {
+  const missing: string[] = [];
+  for (let dir = dirname(path); !existsSync(dir) && dir !== dirname(dir); dir = dirname(dir)) missing.unshift(dir);
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir);
+    } catch (err) {
+      throw new DatabasePathError(`cannot create ${dir} for the database ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+}
+
 /** Opens the file with the pragmas the design fixes and brings its schema up to date. */
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') makeFolder(path);
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');

@@ -5,6 +5,7 @@ import { createFaultStore } from './faults.js';
 import { createGradingStore } from './grading.js';
 import { createIdempotencyStore } from './idempotency.js';
 import { createJournalStore } from './journal.js';
+import { createLeverStore } from './levers.js';
 import { createResetStore } from './reset.js';
 import { createRLEventStore } from './rl-events.js';
 import { createScenarioStateStore } from './scenario-state.js';
@@ -78,6 +79,7 @@ function createStore(db: Db) {
     grading: createGradingStore(db),
     assets: createAssetStore(db),
     faults: createFaultStore(db, cache),
+    levers: createLeverStore(db),
     journal: createJournalStore(db),
     scenarios: createScenarioStateStore(db),
     reset: createResetStore(db),

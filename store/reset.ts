@@ -15,6 +15,8 @@ export const TENANT_TABLES = [
   'scenario_applied',
   'assets',
   'webhooks',
+  'tenant_levers',
+  'reviews',
 ] as const;
 
 /** Tables with a `tenant_id` that reset leaves alone, and why. */

@@ -10,6 +10,8 @@ import os
 import re
 import secrets
 import shlex
+import shutil
+import signal
 import subprocess
 import tempfile
 import urllib.parse
@@ -27,7 +29,21 @@ def nodus_mock_url():
     command = shlex.split(NODUS_MOCK_CMD) + [
         "--port", "0", "--db", os.path.join(folder, "mock.db"), "--clock", "manual", "--log-level", "warn",
     ]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    # Its own process group: npx (or npm) is a wrapper, and stopping the wrapper alone would leave
+    # the server running after the session; the group is the wrapper and the server together.
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True)
+
+    def stop():
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        except ProcessLookupError:
+            pass
+        shutil.rmtree(folder, ignore_errors=True)
+
     url = None
     for line in server.stdout:
         match = re.search(r"listening on (http://\S+)", line)
@@ -35,13 +51,12 @@ def nodus_mock_url():
             url = match.group(1)
             break
     if url is None:
-        server.kill()
+        stop()
         raise RuntimeError("nodus-mock did not start; run `npx nodus-mock --help` to check the install")
     try:
         yield url
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stop()
 
 
 class NodusMock:

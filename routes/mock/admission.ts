@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
-import { BudgetUpdate, RecipeOverrideUpdate } from '../../openapi/mock.js';
+import { BudgetUpdate, LeversUpdate, RecipeOverrideUpdate } from '../../openapi/mock.js';
 import { RecipeParams } from '../../openapi/params.js';
 import { RLRecipeDescriptor } from '../../openapi/rl-recipes.js';
 
@@ -37,6 +37,20 @@ export default (async function mockAdmissionRoutes(app) {
     const budget = control.setBudget(request.tenant.id, request.body);
     return { monthly_spend_cap_usd: budget.monthlySpendCapUsd, month_to_date_usd: budget.monthToDateUsd };
   });
+
+  const LeversView = z.object({
+    review_expiry: z.boolean(),
+    unrecoverable_error_rate: z.number().nullable(),
+  }).meta({ id: 'MockLeversView' });
+
+  app.put('/levers', {
+    schema: {
+      tags: ['mock'],
+      summary: "Review expiry (a launch after valid_until answers 409 review_changed) and unrecoverable held-out errors of new launches; names only the levers to change",
+      body: LeversUpdate,
+      response: { 200: LeversView, ...errorResponses },
+    },
+  }, async (request) => control.setLevers(request.tenant.id, request.body));
 
   app.delete('/budget', {
     schema: { tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null(), ...errorResponses } },

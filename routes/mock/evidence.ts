@@ -11,7 +11,7 @@ import {
 import { WorkloadParams } from '../../openapi/params.js';
 import type { IngestJson } from '../../server/domain/evidence/ingest.js';
 
-/** Task evidence on demand (control-api.md, workload interventions): reported events, grading plans. */
+/** Task evidence on demand (the README's control API table, workload interventions): reported events, grading plans. */
 export default (async function mockEvidenceRoutes(app) {
   const { evidence } = app.services;
 

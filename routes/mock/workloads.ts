@@ -4,7 +4,7 @@ import { DropEventsRequest, FailRequest, InterventionResult, RecoverRequest } fr
 import { WorkloadParams } from '../../openapi/params.js';
 import { interventionView } from '../../server/http/views/intervention.js';
 
-/** Workload interventions (control-api.md): what a real run suffers, on demand. */
+/** Workload interventions (the README's control API table): what a real run suffers, on demand. */
 export default (async function mockWorkloadRoutes(app) {
   const { workloads } = app.services;
 

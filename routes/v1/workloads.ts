@@ -6,6 +6,8 @@ import { SubmitResult, Workload, WorkloadEvent, WorkloadListItem, WorkloadPayloa
 import { isoTime } from '../../server/domain/clock.js';
 import { answerIdempotently, keyBeforeBody, requireIdempotencyKey } from '../../server/http/idempotency.js';
 import { listItemView, workloadView } from '../../server/domain/workloads/view.js';
+import { refuseClientRecipe } from '../../server/domain/launches/custom-runs.js';
+import { syncHook } from '../../server/http/sync-hook.js';
 
 
 /** Where the SDK's remedy table has a code for a field, the 400 carries it. */
@@ -15,6 +17,9 @@ const SUBMIT_VALIDATION_CODES = {
   'body.outcome.complete_by': 'invalid_complete_by',
   'body.rl': 'invalid_rl',
 };
+
+// Before the schema: any `rl.recipe` gets the server-owned refusal, whatever its shape.
+const refuseRecipeKey = syncHook((request) => refuseClientRecipe(request.body));
 
 const ListQuery = z.object({
   // The contract: absent, <= 0 or > 100 means 50.
@@ -36,7 +41,7 @@ export default (async function workloadRoutes(app) {
       response: { 202: SubmitResult, ...errorResponses },
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
-    preValidation: keyBeforeBody,
+    preValidation: [keyBeforeBody, refuseRecipeKey],
   }, async (request, reply) =>
     answerIdempotently(reply, workloads.submit(request.tenant.id, requireIdempotencyKey(request), request.body)));
 

@@ -1,3 +1,4 @@
+import { compareRuns } from './comparison.js';
 import { planRun, tally, type PlannedAttempt, type PlannedPhase } from './plan.js';
 import { rngFor } from './random.js';
 import type { SimOutput, SimSpec } from './types.js';
@@ -25,7 +26,7 @@ const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\
 function phaseResult(phase: PlannedPhase) {
   return {
     ...tally(phase.attempts),
-    tasks: phase.attempts.map((a: PlannedAttempt) => ({ task_id: a.taskId, outcome: a.outcome, reward: a.reward ?? null })),
+    tasks: phase.attempts.map((a: PlannedAttempt) => ({ task_id: a.taskId, attempt: a.attempt, outcome: a.outcome, reward: a.reward ?? null })),
   };
 }
 
@@ -55,10 +56,9 @@ function resultsJson(spec: SimSpec): Buffer {
   if (train) results.training = { steps: plan.steps.map((s) => ({ step: s.step, task_id: s.taskId, reward_mean: s.rewardMean, loss: s.loss, kl: s.kl })) };
   results.evaluation = phaseResult(evaluation);
   if (train) {
-    const before = tally(baseline!.attempts).pass_rate;
-    const after = tally(evaluation.attempts).pass_rate;
-    // Same formula as the summary's change_pp, so the two agree to the last digit.
-    results.comparison = before === null || after === null ? null : { baseline_pass_rate: before, evaluation_pass_rate: after, change_pp: (after - before) * 100 };
+    // The summary's own function; the run's file has lost no events, so the summary of an
+    // uninterrupted run without dropped events answers the same object.
+    results.comparison = compareRuns(baseline!.attempts, evaluation.attempts, { dropped: 0, truncated: false });
   }
   return json(results);
 }

@@ -118,28 +118,41 @@ export function gradeAttempt(spec: SimSpec, a: Pick<PlannedAttempt, 'taskId' | '
   return { finalAtMs, state: 'completed', reward: a.outcome === 'passed' ? 1 : 0 };
 }
 
+/** Attempts one held-out task may take in one phase: the first and up to two retries. */
+export const MAX_ATTEMPTS = 3;
+
 /**
  * An evaluation phase: `eval_concurrency` slots, each taking the next held-out task when free,
  * attempts lasting around seconds_per_attempt; the schedule is then scaled to fill the phase's
  * (perturbed) length, less the grading tail when receipts must be final before the phase ends.
+ * As a runtime does, the slot retries an errored attempt at once as the task's next attempt, up to
+ * MAX_ATTEMPTS, unless the error is unrecoverable (`unrecoverable_error_rate`): so every task is
+ * scored once unless something unrecoverable happened, and the errors stay as earlier attempts.
  */
 function evaluationPhase(spec: SimSpec, phase: RLPhase, taskIds: string[], startMs: number, lengthMs: number, passSteps: number): PlannedPhase {
   const sim = spec.simulation;
   const graded = spec.privateGrading && phase === 'evaluation';
   const tailMs = graded ? Math.min(GRADING_TAIL_MS, Math.round(lengthMs * 0.2)) : 0;
   const slots = new Array<number>(Math.max(1, Math.min(sim.eval_concurrency, taskIds.length))).fill(0);
-  const raw = taskIds.map((taskId) => {
-    const rng = rngFor(spec.seed, 'attempt-time', phase, taskId, 1);
+  const raw: Array<{ attempt: PlannedAttempt; start: number; end: number }> = [];
+  for (const taskId of taskIds) {
     const slot = slots.indexOf(Math.min(...slots));
-    const start = slots[slot] + rng.uniform(50, 400);
-    const end = start + sim.seconds_per_attempt * 1000 * rng.uniform(0.75, 1.25);
-    slots[slot] = end;
-    return { taskId, start, end };
-  });
+    const passP = passProbability(spec, taskId, passSteps);
+    for (let n = 1; n <= MAX_ATTEMPTS; n++) {
+      const rng = rngFor(spec.seed, 'attempt-time', phase, taskId, n);
+      const start = slots[slot] + rng.uniform(50, 400);
+      const end = start + sim.seconds_per_attempt * 1000 * rng.uniform(0.75, 1.25);
+      slots[slot] = end;
+      const attempt = drawAttempt(spec, phase, taskId, n, passP, 0, 0);
+      raw.push({ attempt, start, end });
+      if (attempt.outcome !== 'error' || rngFor(spec.seed, 'unrecoverable', phase, taskId, n).chance(sim.unrecoverable_error_rate ?? 0)) break;
+    }
+  }
   const makespan = Math.max(...slots);
   const scale = makespan > 0 ? (lengthMs - tailMs) / makespan : 0;
-  const attempts = raw.map((r) => {
-    const a = drawAttempt(spec, phase, r.taskId, 1, passProbability(spec, r.taskId, passSteps), startMs + Math.round(r.start * scale), startMs + Math.round(r.end * scale));
+  const attempts = raw.map(({ attempt: a, start, end }) => {
+    a.startMs = startMs + Math.round(start * scale);
+    a.endMs = startMs + Math.round(end * scale);
     if (graded) a.grading = gradeAttempt(spec, a, tailMs);
     return a;
   });

@@ -1,3 +1,4 @@
+import { planRun } from './plan.js';
 import { simulate } from './timeline.js';
 import { isTerminal, type Intervention, type RunPhase, type RunState, type SimSpec, type StageState, type Timeline, type WorkloadStatus } from './types.js';
 
@@ -52,9 +53,9 @@ class Billing {
   }
 }
 
+/** Every attempt of the uninterrupted plan, retries of errored held-out attempts included. */
 function totalUnits(spec: SimSpec): number {
-  if (spec.kind !== 'recipe') return 0;
-  return spec.mode === 'train' ? 2 * spec.evaluationTasks + spec.trainingSteps * spec.simulation.group_size : spec.evaluationTasks;
+  return planRun(spec).phases.reduce((n, p) => n + p.attempts.length, 0);
 }
 
 /** Before createdAtMs a run reads as just accepted, with nothing spent. */

@@ -32,8 +32,13 @@ export interface RecipeSimulation {
   reserving_seconds: number;
   provisioning_seconds: number;
   export_seconds: number;
-  /** Share of attempts whose outcome is `error` (unscored). */
+  /** Share of attempts whose outcome is `error` (unscored); a held-out attempt that errs is retried. */
   error_rate: number;
+  /**
+   * Share of errored held-out attempts that are not retried, leaving their task unscored in that
+   * phase (absent: 0). The lever that makes a comparison different_attempt_counts or different_tasks.
+   */
+  unrecoverable_error_rate?: number;
   /** Share of private grading receipts that end as `infrastructure_failure`. */
   infrastructure_failure_rate: number;
 }

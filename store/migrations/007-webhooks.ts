@@ -1,5 +1,4 @@
 export default {
-  // Version 6 is the assets branch's; the runner applies every missing version in list order.
   version: 7,
   name: 'webhooks',
   sql: `

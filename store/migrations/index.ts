@@ -5,6 +5,7 @@ import control from './004-control.js';
 import logRetention from './005-log-retention.js';
 import assets from './006-assets.js';
 import webhooks from './007-webhooks.js';
+import levers from './008-levers.js';
 
 interface Migration {
   version: number;
@@ -13,4 +14,4 @@ interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers];

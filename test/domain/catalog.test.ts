@@ -64,7 +64,7 @@ t.test('invalid catalogs are refused with the entry and field named', async (t) 
     ['default outside limits', (d) => (d.recipes[0].defaults.evaluation_tasks = 65), /recipes\[0\] \(reasoning-gym-leg-counting\) defaults\.evaluation_tasks/],
     ['limits beyond the contract', (d) => (d.recipes[0].limits.training_steps_max = 80), /limits\.training_steps/],
     ['unavailable without reason', (d) => delete d.recipes[3].unavailable_reason, /recipes\[3\] \(swe-smith-repair\) unavailable_reason/],
-    ['duplicate', (d) => d.recipes.push(structuredClone(d.recipes[0])), /recipes\[4\] \(reasoning-gym-leg-counting\) version: 1\.0\.0 appears twice/],
+    ['duplicate', (d) => d.recipes.push(structuredClone(d.recipes[0])), /recipes\[8\] \(reasoning-gym-leg-counting\) version: 1\.0\.0 appears twice/],
     ['empty', (d) => (d.recipes = []), /recipes/],
     ['bad revision', (d) => (d.recipes[0].simulation.base_pass_rate = 2), /simulation\.base_pass_rate/],
   ];

@@ -20,17 +20,19 @@ t.test('a completed train run publishes results and a LoRA adapter', async (t) =
   const results = JSON.parse(outputs[0].content.toString('utf8'));
   t.same([results.recipe, results.model, results.mode, results.seed], [spec.recipe, spec.model, 'train', 5]);
   t.same(results.configuration.evaluation_tasks, 16);
-  const completed = (phase: string) => events(tl).filter((e) => e.phase === phase && e.kind === 'task_completed').map((e) => ({ task_id: e.task_id, outcome: e.outcome, reward: e.reward ?? null }))
-      .sort((a, b) => a.task_id.localeCompare(b.task_id));
+  const completed = (phase: string) => events(tl).filter((e) => e.phase === phase && e.kind === 'task_completed').map((e) => ({ task_id: e.task_id, attempt: e.attempt, outcome: e.outcome, reward: e.reward ?? null }))
+      .sort((a, b) => a.task_id.localeCompare(b.task_id) || a.attempt - b.attempt);
   t.same(results.baseline.tasks, completed('baseline'), 'per-task baseline outcomes, in task order, match the events');
   t.same(results.evaluation.tasks, completed('evaluation'), 'per-task evaluation outcomes match the events');
   t.equal(results.baseline.pass_rate, passRate(tl, 'baseline'));
   t.equal(results.evaluation.pass_rate, passRate(tl, 'evaluation'));
-  t.same(results.comparison, {
+  t.match(results.comparison, {
     baseline_pass_rate: passRate(tl, 'baseline'),
     evaluation_pass_rate: passRate(tl, 'evaluation'),
     change_pp: (passRate(tl, 'evaluation') - passRate(tl, 'baseline')) * 100,
-  });
+    resolution_pp: 100 / 16,
+    comparable: true,
+  }, 'the same held-out tasks scored once in each phase: a comparable comparison');
   t.equal(results.training.steps.length, 20);
   t.ok(outputs[0].content.toString('utf8').startsWith('{\n  "schema_version": 1,'), 'pretty JSON');
 
@@ -70,7 +72,8 @@ t.test('evaluate mode publishes results only; custom runs publish nothing', asyn
   const results = JSON.parse(outputs[0].content.toString('utf8'));
   t.equal(results.baseline, undefined);
   t.equal(results.comparison, undefined);
-  t.equal(results.evaluation.attempts, 16);
+  t.equal(new Set(results.evaluation.tasks.filter((x: { outcome: string }) => x.outcome !== 'error').map((x: { task_id: string }) => x.task_id)).size, 16);
+  t.equal(results.evaluation.attempts, results.evaluation.tasks.length);
   t.same(simulatedOutputs(customSpec(), []), []);
 });
 

@@ -66,6 +66,21 @@ t.test('invalid values give a one-line reason naming the flag and variable', asy
   }
 });
 
+t.test('a negative number gets the option\'s own message, whether or not it is joined with =', async (t) => {
+  for (const argv of [['--port', '-1'], ['--port=-1']]) {
+    t.throws(() => resolveCli(argv, {}), /^invalid --port \/ PORT: /, argv.join(' '));
+  }
+  t.throws(() => resolveCli(['--time-scale', '-3'], {}), /^invalid --time-scale \/ NODUS_MOCK_TIME_SCALE: /);
+  t.throws(() => resolveCli(['--port', '--db'], {}), /ambiguous|argument missing|Option/, 'a flag after a flag is still refused');
+});
+
+t.test('--help keeps each flag apart from its text and shows each default once', async (t) => {
+  for (const line of HELP_TEXT.split('\n')) {
+    t.notMatch(line, /<value>\S/, `flag and text apart: ${line.trim()}`);
+    t.ok((line.match(/\(default /g) ?? []).length <= 1, `one default: ${line.trim()}`);
+  }
+});
+
 t.test('--help lists every flag and variable; --version is recognised', async (t) => {
   t.same(resolveCli(['--help'], {}), { kind: 'help' });
   t.same(resolveCli(['--version'], {}), { kind: 'version' });

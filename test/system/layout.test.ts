@@ -46,3 +46,13 @@ t.test('the domain imports nothing of the HTTP layer or the routes', async (t) =
     }
   }
 });
+
+t.test('docs the code points to exist: no control-api.md, which the package does not have', async (t) => {
+  for (const path of SHIPPED) t.notMatch(text(path), /control-api\.md/, `${path} names no missing document`);
+});
+
+t.test('the quick start describes the line npm test ends with, skipped tests included', async (t) => {
+  const quickStart = /npm test +# (.*)/.exec(text('README.md'))![1];
+  t.match(quickStart, /"N passed, N failed"/);
+  t.match(quickStart, /", N skipped"/, 'the runner adds ", N skipped" when any test is skipped (scripts/test.mjs)');
+});

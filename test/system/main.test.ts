@@ -36,6 +36,15 @@ t.test('invalid configuration exits 2 with one line on stderr', async (t) => {
   }
 });
 
+t.test('a --db whose folder cannot be made exits 2 with one line, without spinning', async (t) => {
+  // Node's recursive mkdir loops forever under /proc; the timeout turns that into a failure.
+  const r = spawnSync(process.execPath, [MAIN, '--port', '0', '--db', '/proc/nope/x.db'], { env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 20_000 });
+  t.equal(r.signal, null, 'ended by itself');
+  t.equal(r.status, 2);
+  t.equal(r.stderr.trim().split('\n').length, 1);
+  t.match(r.stderr, /^nodus-mock: cannot create \/proc\/nope for the database \/proc\/nope\/x\.db/);
+});
+
 t.test('--help and --version exit 0', async (t) => {
   const help = spawnSync(process.execPath, [MAIN, '--help'], { encoding: 'utf8' });
   t.equal(help.status, 0);

@@ -21,6 +21,9 @@ class MonkeyPatch:
     def setenv(self, name, value):
         os.environ[name] = value
 
+folders = []
+mkdtemp = conftest.tempfile.mkdtemp
+conftest.tempfile.mkdtemp = lambda **kw: folders.append(mkdtemp(**kw)) or folders[-1]
 session = conftest.nodus_mock_url()
 url = next(session)
 mock = conftest.nodus_mock(url, MonkeyPatch())
@@ -35,6 +38,14 @@ page = urllib.request.urlopen(link.split("#")[0])
 print(json.dumps({"me": me.status, "before": before, "after": after, "rule": rule["id"], "journal": len(journal),
                   "key": mock.api_key, "url": url, "link": link, "page": page.status}))
 session.close()
+import time
+time.sleep(0.5)
+try:
+    urllib.request.urlopen(url + "/healthz", timeout=2)
+    gone = False
+except Exception:
+    gone = True
+print(json.dumps({"server_gone": gone, "folder_gone": not os.path.exists(folders[0])}))
 `;
 
 const STUB_PYTEST = `
@@ -51,11 +62,14 @@ t.test('the pytest fixture in examples/pytest starts the mock, points the SDK at
   writeFileSync(join(dir, 'driver.py'), DRIVER);
   const r = spawnSync('python3', [join(dir, 'driver.py'), join(packageRoot(), 'examples', 'pytest')], {
     encoding: 'utf8',
-    env: { ...process.env, PYTHONPATH: dir, NODUS_MOCK_CMD: `${process.execPath} ${MAIN}` },
+    // A wrapper shell that stays the parent, as npx does: stopping it alone would orphan the server.
+    env: { ...process.env, PYTHONPATH: dir, NODUS_MOCK_CMD: `sh -c '"$0" "$@"; exit $?' ${process.execPath} ${MAIN}` },
     timeout: 60_000,
   });
   t.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+  const lines = r.stdout.trim().split('\n');
+  const out = JSON.parse(lines[lines.length - 2]);
+  t.same(JSON.parse(lines[lines.length - 1]), { server_gone: true, folder_gone: true }, 'the session stops the server under its wrapper and removes its folder');
   t.equal(out.me, 200);
   t.equal(Date.parse(out.after) - Date.parse(out.before), 3_600_000, 'advance moved the tenant clock');
   t.match(out.rule, /./, 'fault() returns the stored rule');

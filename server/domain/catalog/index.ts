@@ -22,6 +22,7 @@ const Simulation = z.strictObject({
   provisioning_seconds: finite,
   export_seconds: finite,
   error_rate: z.number().min(0).max(0.5),
+  unrecoverable_error_rate: z.number().min(0).max(1).optional(),
   infrastructure_failure_rate: z.number().min(0).max(0.5),
 }) satisfies z.ZodType<RecipeSimulation>;
 

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { BudgetUpdate, ClockAdvance, ClockUpdate, FaultRule, RecipeOverrideUpdate } from '../../../openapi/mock.js';
+import { BudgetUpdate, ClockAdvance, ClockUpdate, FaultRule, LeversUpdate, RecipeOverrideUpdate } from '../../../openapi/mock.js';
 import { registerKey } from './tenants.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { Catalog } from '../catalog/index.js';
 import { API_KEY_PATTERN } from '../../config.js';
 import { ApiError } from '../errors.js';
 import { addFault } from './faults.js';
+import { setLevers } from './levers.js';
 import { setBudget, setRecipeOverride } from '../launches/admission.js';
 import { readJsonFile } from '../json-file.js';
 import type { DomainContext } from '../context.js';
@@ -16,6 +17,7 @@ const ScenarioEntry = z.strictObject({
   faults: z.array(FaultRule).max(1000).optional(),
   recipes: z.record(z.string(), RecipeOverrideUpdate).optional(),
   budget: BudgetUpdate.optional(),
+  levers: LeversUpdate.optional(),
 });
 type ScenarioEntry = z.output<typeof ScenarioEntry>;
 
@@ -68,6 +70,7 @@ function applyEntry(deps: DomainContext, tenantId: string, entry: ScenarioEntry)
   for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
   for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(deps, tenantId, recipeId, update);
   if (entry.budget) setBudget(deps, tenantId, entry.budget);
+  if (entry.levers) setLevers(deps, tenantId, entry.levers);
   if (entry.clock) {
     deps.clock.set(tenantId, entry.clock.mode, entry.clock.scale);
     if (entry.clock.advance_seconds !== undefined) deps.clock.advance(tenantId, entry.clock.advance_seconds);

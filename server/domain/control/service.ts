@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { BudgetUpdate, JournalQuery, RecipeOverrideUpdate } from '../../../openapi/mock.js';
+import type { BudgetUpdate, JournalQuery, LeversUpdate, RecipeOverrideUpdate } from '../../../openapi/mock.js';
 import type { RLRecipeDescriptor } from '../../../openapi/rl-recipes.js';
 import type { JournalRecord, JournalRow } from '../../../store/journal.js';
 import type { FaultRow } from '../../../store/faults.js';
@@ -11,6 +11,7 @@ import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { recipeAvailability, setBudget, setRecipeOverride } from '../launches/admission.js';
 import { addFault, takeFault, type FaultRuleInput } from './faults.js';
+import { leversView, setLevers } from './levers.js';
 import { applyScenario, type Scenario } from './scenarios.js';
 import { registerKey, type Tenant } from './tenants.js';
 
@@ -113,6 +114,11 @@ export function createControlService(deps: DomainContext) {
 
     setBudget(tenantId: string, update: z.output<typeof BudgetUpdate>): Budget {
       return setBudget(deps, tenantId, update);
+    },
+
+    /** The review and simulation levers (PUT /_mock/levers); answers all of them. */
+    setLevers(tenantId: string, update: z.output<typeof LeversUpdate>) {
+      return leversView(setLevers(deps, tenantId, update));
     },
 
     removeBudget(tenantId: string): void {

@@ -65,6 +65,17 @@ function knownEnvironmentIds(deps: DomainContext): Set<string> {
   ]);
 }
 
+const serverOwned = () => new ApiError(400, 'invalid_rl', 'body.rl.recipe: server-owned; only managed launches (POST /v1/rl-runs) carry recipe provenance');
+
+/**
+ * Any `rl.recipe` in a submission, whatever its shape: checked before the schema, so a string or
+ * partial recipe gets the documented refusal rather than the provenance schema's complaints.
+ */
+export function refuseClientRecipe(body: unknown): void {
+  const rl = (body as { rl?: unknown } | null)?.rl;
+  if (rl !== null && typeof rl === 'object' && 'recipe' in rl) throw serverOwned();
+}
+
 /**
  * The submission rules the schema cannot express (wire-contract.md 3.1): a source, a strict `rl`
  * block whose `recipe` is server-owned, and no distributed training.
@@ -74,9 +85,7 @@ export function checkSubmission(deps: DomainContext, p: Payload): void {
     throw new ApiError(400, 'missing_source', 'a workload needs a `source` (image and command) or at least one entry in `stages`');
   }
   if (p.rl) {
-    if ('recipe' in p.rl) {
-      throw new ApiError(400, 'invalid_rl', 'body.rl.recipe: server-owned; only managed launches (POST /v1/rl-runs) carry recipe provenance');
-    }
+    if ('recipe' in p.rl) throw serverOwned();
     if (!knownEnvironmentIds(deps).has(p.rl.environment_id)) {
       throw new ApiError(400, 'invalid_rl', `body.rl.environment_id: "${p.rl.environment_id}" is not a known environment (custom, a contract environment or a catalog id)`);
     }

@@ -159,10 +159,13 @@ export function previewRun(deps: DomainContext, tenantId: string, request: Reque
     };
   }
   const launchable = blocking.length === 0;
+  const token = launchable ? reviewToken(reviewSecret(deps), tenantId, c, recipe) : '';
+  // Only with the lever on does a preview write: it remembers when its review stops being valid.
+  if (token && deps.store.levers.levers(tenantId).reviewExpiry) deps.store.levers.rememberReview(tenantId, token, nowMs + ESTIMATE_VALID_MS);
   return {
     recipe: Catalog.descriptor(recipe, availability.available, availability.reason),
     configuration: c,
-    review_token: launchable ? reviewToken(reviewSecret(deps), tenantId, c, recipe) : '',
+    review_token: token,
     phases: phasesFor(run),
     outputs: Catalog.outputsFor(recipe, c.mode),
     estimate,
@@ -172,9 +175,11 @@ export function previewRun(deps: DomainContext, tenantId: string, request: Reque
 }
 
 /** The workload a managed launch creates: an ordinary workload with server-owned provenance. */
-function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, requestSha256: string, id: string, nowMs: number): NewWorkload {
+function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, requestSha256: string, id: string, nowMs: number, unrecoverableErrorRate: number | null): NewWorkload {
   const { recipe, configuration: c } = run;
   const spec = specFor(run, id, nowMs);
+  // The tenant's lever is fixed into the stored spec, so the run stays a function of it.
+  if (unrecoverableErrorRate !== null) spec.simulation = { ...spec.simulation, unrecoverable_error_rate: unrecoverableErrorRate };
   const plannedTasks = c.mode === 'train' ? 2 * c.evaluation_tasks + c.training_steps * recipe.simulation.group_size : c.evaluation_tasks;
   const name = `${recipe.id} ${c.mode}`;
   const payload = {
@@ -222,11 +227,20 @@ export function admitLaunch(deps: DomainContext, tenantId: string, body: z.infer
       'the configuration, the recipe or its runtime changed since this review token was issued; preview again and launch with the new review_token',
     );
   }
+  const levers = deps.store.levers.levers(tenantId);
+  const validUntilMs = levers.reviewExpiry ? deps.store.levers.reviewValidUntil(tenantId, token) : null;
+  if (validUntilMs !== null && nowMs > validUntilMs) {
+    throw new ApiError(
+      409,
+      'review_changed',
+      `this review expired at ${isoTime(validUntilMs)} (the preview's estimate.valid_until; review expiry is on for this tenant); preview again and launch with the new review_token`,
+    );
+  }
   const availability = recipeAvailability(deps, tenantId, run.recipe);
   if (!availability.available) {
     throw new ApiError(503, 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
   }
-  const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs);
+  const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs, levers.unrecoverableErrorRate);
   const refusal = budgetRefusal(deps, tenantId, workload.estimatedCostUsd, nowMs);
   if (refusal) throw refusal;
   insertWorkload(deps, tenantId, workload);

@@ -172,7 +172,7 @@ t.test('a retry returns the original run even after the catalog changed; section
   t.equal(fresh.status, 404, 'a new run of an example the catalog no longer has');
 
   t.same((await s.call('GET', '/v1/rl-environments')).body.environments.map((e: any) => e.id), ['graph-coloring', 'swe-smith', 'my-env']);
-  t.equal((await s.call('GET', '/v1/rl-recipes')).body.recipes.length, 4, 'the built-in recipes stay');
+  t.equal((await s.call('GET', '/v1/rl-recipes')).body.recipes.length, 8, 'the built-in recipes stay');
 
   // The newer SDK submits a catalog example itself (wire-contract.md 5.3): any catalog id is accepted.
   const sdkBody = (environmentId: string) => ({

@@ -134,7 +134,8 @@ t.test('recovery of a recipe run: the last events are reported again as new rows
   t.ok(replayed.every((r, i) => BigInt(r.id) > BigInt(last3[i].id)), 'new row ids');
   const sum = await summary(s, id);
   conforms(t, 'GET', '/v1/workloads/{id}/rl-summary', sum);
-  t.match(sum.body.phases.evaluation, { attempts: 8, in_progress: 0 }, 'each attempt counted once');
+  const attempts = new Set(rows.filter((r) => r.event.phase === 'evaluation').map((r) => `${r.event.task_id} ${r.event.attempt}`)).size;
+  t.match(sum.body.phases.evaluation, { attempts, scored: 8, in_progress: 0 }, 'each attempt counted once');
   const logged = s.store.runtime.logs(id, 0, 100_000).filter((l) => l.generation === 2 && l.line.startsWith('nodus.rl_event '));
   t.ok(replayed.every((r) => logged.some((l) => JSON.parse(l.line.slice(15)).event_id === r.event.event_id)), 'replays are logged in generation 2');
 });

@@ -54,7 +54,10 @@ t.test('submission errors are 400s with the SDK\'s codes', async (t) => {
   const cases: [string, unknown, string, RegExp?][] = [
     ['no source', { requirements: {}, outcome: {} }, 'missing_source'],
     ['empty stages', { stages: [] }, 'missing_source'],
-    ['recipe on a custom run', customRun({ rl: { ...rl, recipe: null } }), 'invalid_rl', /recipe/],
+    ['recipe on a custom run', customRun({ rl: { ...rl, recipe: null } }), 'invalid_rl', /rl\.recipe: server-owned/],
+    ['a string recipe', customRun({ rl: { ...rl, recipe: 'reasoning-gym-leg-counting' } }), 'invalid_rl', /rl\.recipe: server-owned/],
+    ['a partial recipe', customRun({ rl: { ...rl, recipe: { id: 'reasoning-gym-leg-counting' } } }), 'invalid_rl', /rl\.recipe: server-owned/],
+    ['a recipe and another bad field', customRun({ rl: { ...rl, planned_tasks: 0, recipe: {} } }), 'invalid_rl', /rl\.recipe: server-owned/],
     ['no schema_version', customRun({ rl: { ...rl, schema_version: undefined } }), 'invalid_rl', /schema_version/],
     ['schema_version 2', customRun({ rl: { ...rl, schema_version: 2 } }), 'invalid_rl'],
     ['unknown rl key', customRun({ rl: { ...rl, extra: 1 } }), 'invalid_rl', /extra/],
