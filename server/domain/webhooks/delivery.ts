@@ -179,7 +179,11 @@ export function createDeliveryWorker(deps: DomainContext) {
     if (action?.type === 'reset') return { statusCode: null, error: `fault ${faultId}: the connection was reset before sending`, faultId };
     const timeoutMs = config.webhookTimeoutMs;
     // A delay stalls the attempt inside its timeout, as a receiver that does not answer would.
-    const signal = AbortSignal.any([stopped.signal, AbortSignal.timeout(timeoutMs)]);
+    // A timer of our own, held until the attempt ends: an AbortSignal.timeout() inside
+    // AbortSignal.any() can be collected before it fires, leaving the attempt without a timeout.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    const signal = AbortSignal.any([stopped.signal, timeout.signal]);
     try {
       if (action?.type === 'delay') await sleep(action.ms, undefined, { signal });
       const timestamp = Math.floor(clock.wallNow() / 1000);
@@ -201,6 +205,8 @@ export function createDeliveryWorker(deps: DomainContext) {
       // The timeout's abort: fetch rejects with its TimeoutError, a stalled delay with an AbortError.
       if (signal.aborted) return { statusCode: null, error: `no answer within ${timeoutMs} ms (--webhook-timeout-ms)`, faultId };
       return { statusCode: null, error: `could not connect: ${connectionError(err)}`, faultId };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
