@@ -12,7 +12,23 @@ function sdkExportLine(url: string, apiKey: string): string {
   return `export NODUS_BASE_URL=${url} NODUS_API_KEY=${apiKey}`;
 }
 
-/** The `nodus-mock` command: parses the options, serves until SIGINT or SIGTERM. */
+/**
+ * npm and npx start the server under `sh -c`, and that shell dies of a SIGTERM sent to the launcher
+ * without passing it on, leaving the server serving with no one to stop it. Started that way, the
+ * server leaves when its parent does: the parent changes when the shell is gone.
+ */
+function followLauncher(env: NodeJS.ProcessEnv, stop: (reason: string) => void): void {
+  if (env.npm_lifecycle_event === undefined) return;
+  const launcher = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(watch);
+    stop('launcher exited');
+  }, 250);
+  watch.unref();
+}
+
+/** The `nodus-mock` command: parses the options, serves until SIGINT or SIGTERM, or its npm launcher exits. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   let request;
   try {
@@ -50,13 +66,13 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<vo
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const key = config.keys ? config.keys[0].key : 'nk_test_local';
-  process.stdout.write(`nodus-mock ${packageVersion()} listening on ${url}\n${sdkExportLine(url, key)}\n`);
+  process.stdout.write(`nodus-mock ${packageVersion()} listening on ${url}\n${sdkExportLine(url, key)}\ninspector: ${url}/_mock/ui/#key=${key}\n`);
 
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (reason: string) => {
     if (closing) return;
     closing = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    logger.info({ reason }, 'shutting down: no new connections, finishing in-flight requests');
     app.close().then(
       () => process.exit(0),
       (err) => {
@@ -67,4 +83,5 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<vo
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  followLauncher(env, shutdown);
 }

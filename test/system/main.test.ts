@@ -5,7 +5,7 @@ import { packageVersion } from '../../server/boot/package-info.js';
 import { MAIN, startCli } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/server.js';
 
-t.test('--port 0 picks a port and prints the URL and an export line', async (t) => {
+t.test('--port 0 picks a port and prints the URL, an export line and the inspector link', async (t) => {
   const db = tempDbPath(t);
   const cli = startCli(['--port', '0', '--db', db]);
   t.teardown(() => cli.child.kill('SIGKILL'));
@@ -15,6 +15,8 @@ t.test('--port 0 picks a port and prints the URL and an export line', async (t) 
   const me = await fetch(`${url}/v1/me`, { headers: { authorization: 'Bearer nk_test_local' } });
   t.equal(me.status, 200, 'the printed key works');
   t.ok(existsSync(db), 'the database file was created');
+  t.match(out(), `inspector: ${url}/_mock/ui/#key=nk_test_local`);
+  t.equal((await fetch(`${url}/_mock/ui/`)).status, 200, 'the printed inspector link opens the page');
 });
 
 t.test('SIGTERM closes cleanly: exit 0 and the WAL checkpointed away', async (t) => {
