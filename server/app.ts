@@ -88,7 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id);
       const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
-      return sendApiError(reply, new ApiError(status, status === 414 ? 'uri_too_long' : 'invalid_request', err.message));
+      sendApiError(reply, new ApiError(status, status === 414 ? 'uri_too_long' : 'invalid_request', err.message));
     },
     clientErrorHandler: answerClientError,
     schemaController: zodCompilers,
