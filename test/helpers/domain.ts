@@ -11,7 +11,8 @@ export const WALL_START = Date.parse('2026-01-01T00:00:00Z');
 
 /**
  * Every domain service over a fresh `:memory:` store and the built-in catalog, no server: what
- * buildApp builds, without HTTP. `tenant()` registers a new key as the auth hook would.
+ * buildApp builds, without HTTP, every tenant's clock manual. `tenant()` registers a new key as the
+ * auth hook would, as a tenant's first request does.
  */
 export function domainServices(t: Teardown, overrides: Partial<Config> = {}) {
   const config = defaultConfig({ logLevel: 'silent', clock: 'manual', ...overrides, db: ':memory:' });
@@ -27,12 +28,6 @@ export function domainServices(t: Teardown, overrides: Partial<Config> = {}) {
     tenant: (key = freshKey()) => services.control.registerKey(key).id,
   };
 }
-
-/** The domain services alone, every tenant's clock manual. */
-export const memoryServices = (t: Teardown, overrides: Partial<Config> = {}): Services => domainServices(t, overrides).services;
-
-/** A fresh open-mode tenant, registered as its first request would register it. */
-export const newTenant = (services: Services): string => services.control.registerKey(freshKey()).id;
 
 /** A custom workload's payload as the submit route hands it over: parsed by WorkloadPayload. */
 export const customPayload = (extra: Record<string, unknown> = {}) =>

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { RLRecipeRequest } from '../../../openapi/rl-recipes.js';
 import { RLGradingReceipt } from '../../../openapi/rl-evidence.js';
-import { memoryServices, newTenant, refusal, submit } from '../../helpers/domain.js';
+import { domainServices, refusal, submit } from '../../helpers/domain.js';
 import { attempt, phaseEvents } from '../../helpers/evidence.js';
 import { legCounting } from '../../helpers/rl.js';
 
@@ -12,9 +12,9 @@ const rl = (mode = 'train') => ({ rl: { schema_version: 1, environment_id: 'cust
 const line = (event: object) => `nodus.rl_event ${JSON.stringify(event)}`;
 
 t.test('ingest keeps the valid events in order; pages walk them with cursors only this workload takes', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { evidence } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant, rl());
   const events = phaseEvents('baseline', 3, 2);
   const result = evidence.ingest(tenant, id, { events: [...events, { kind: 'nonsense' }] }, {});
@@ -40,9 +40,9 @@ t.test('ingest keeps the valid events in order; pages walk them with cursors onl
 });
 
 t.test('ingest targets: stage and generation from the body or the query, checked against the workload', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { evidence, workloads, context } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant, rl());
   const events = attempt('baseline', 't0', 1, 'passed');
   t.same(refusal(() => evidence.ingest(tenant, 'wl_AAAAAAAAAAAAAAAAAAAA', undefined, {})), { status: 400, code: 'invalid_request' }, 'no body: 400 whatever the id');
@@ -63,9 +63,9 @@ t.test('ingest targets: stage and generation from the body or the query, checked
 });
 
 t.test('a managed recipe run takes no ingested events', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { launches, evidence } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const preview = launches.preview(tenant, RLRecipeRequest.parse(legCounting()));
   const launched = await launches.launch(tenant, 'recipe', { ...preview.configuration, review_token: preview.review_token! });
   const { id } = JSON.parse(launched.body);
@@ -73,9 +73,9 @@ t.test('a managed recipe run takes no ingested events', async (t) => {
 });
 
 t.test('a text body is logged as the workload printed it; logs and live pages read it back', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { evidence } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant, rl());
   t.same(refusal(() => evidence.log(tenant, id, {})), { status: 404, code: 'not_found' }, 'no log before its first line');
   const [started, completed] = attempt('baseline', 't0', 1, 'passed');
@@ -100,9 +100,9 @@ t.test('a text body is logged as the workload printed it; logs and live pages re
 });
 
 t.test('summary tallies the latest report of each attempt and counts what was dropped', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { evidence, workloads } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant, rl());
   evidence.ingest(tenant, id, { events: [...phaseEvents('baseline', 4, 1), ...phaseEvents('evaluation', 4, 3)] }, {});
   const summary = evidence.summary(tenant, id);
@@ -114,9 +114,9 @@ t.test('summary tallies the latest report of each attempt and counts what was dr
 });
 
 t.test('grading: a derived plan, its results, and receipts naming another plan as the unverifiable 500', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { evidence } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant, rl());
   t.same(refusal(() => evidence.gradingResults(tenant, id, 1)), { status: 404, code: 'not_found' }, 'no plan yet');
   evidence.ingest(tenant, id, { events: phaseEvents('evaluation', 3, 2) }, {});

@@ -1,10 +1,11 @@
 import t from 'tap';
-import { customPayload, memoryServices, newTenant, refusal, submit } from '../../helpers/domain.js';
+import type { Services } from '../../../server/domain/services.js';
+import { customPayload, domainServices, refusal, submit } from '../../helpers/domain.js';
 
 // The workloads service over `:memory:`: the operations the routes are one call to, without a
 // server. Every tenant's clock is manual, so virtual time moves only with context.clock.advance.
 
-const statusOf = (services: ReturnType<typeof memoryServices>, tenantId: string, id: string) =>
+const statusOf = (services: Services, tenantId: string, id: string) =>
   services.workloads.read(tenantId, id, (row) => row.status);
 
 const withStage = (outputs: Record<string, string>, id = 'main') => ({
@@ -14,9 +15,9 @@ const withStage = (outputs: Record<string, string>, id = 'main') => ({
 });
 
 t.test('submit admits in accepted; read materialises up to the tenant\'s virtual now, which moves only with its clock', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { workloads, context } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const answer = await workloads.submit(tenant, 'first', customPayload());
   t.equal(answer.status, 202);
   t.equal(answer.replayed, false);
@@ -33,8 +34,8 @@ t.test('submit admits in accepted; read materialises up to the tenant\'s virtual
 });
 
 t.test('the same Idempotency-Key replays the stored answer; another payload under it is a conflict', async (t) => {
-  const services = memoryServices(t);
-  const tenant = newTenant(services);
+  const { services, tenant: newTenant } = domainServices(t);
+  const tenant = newTenant();
   const first = await services.workloads.submit(tenant, 'once', customPayload());
   const again = await services.workloads.submit(tenant, 'once', customPayload());
   t.equal(again.replayed, true);
@@ -44,9 +45,9 @@ t.test('the same Idempotency-Key replays the stored answer; another payload unde
 });
 
 t.test('cancel ends an active workload and is harmless twice or once it has finished', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { workloads, context } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant);
   context.clock.advance(tenant, 120);
   workloads.cancel(tenant, id);
@@ -61,9 +62,9 @@ t.test('cancel ends an active workload and is harmless twice or once it has fini
 });
 
 t.test('list: newest first, status filters, the contract\'s limit rule and offset paging', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { workloads, context } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const completed = await submit(services, tenant);
   context.clock.advance(tenant, 3600);
   const running = await submit(services, tenant);
@@ -96,14 +97,14 @@ t.test('list: newest first, status filters, the contract\'s limit rule and offse
 
   t.same(refusal(() => workloads.list(tenant, { scope: 'mine' })), { status: 403, code: 'attribution_required' });
   t.same(ids({ scope: 'team' }), ids({}));
-  t.same(workloads.list(newTenant(services), {}).workloads, [], 'another tenant lists none of them');
+  t.same(workloads.list(newTenant(), {}).workloads, [], 'another tenant lists none of them');
 });
 
 t.test('another tenant\'s workload, a missing one and a malformed id all read as 404, and nothing changes', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { workloads, evidence, context } = services;
-  const owner = newTenant(services);
-  const other = newTenant(services);
+  const owner = newTenant();
+  const other = newTenant();
   const id = await submit(services, owner);
   context.clock.advance(owner, 120);
   const before = services.context.store.runtime.interventions(id).length;
@@ -141,9 +142,9 @@ t.test('another tenant\'s workload, a missing one and a malformed id all read as
 });
 
 t.test('freeze and resume: one transaction each, an ignored request kept before its 409', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { workloads, context } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant);
   context.clock.advance(tenant, 120);
   t.same(refusal(() => workloads.freezeState(tenant, id)), { status: 404, code: 'not_found' }, 'never frozen');
@@ -166,9 +167,9 @@ t.test('freeze and resume: one transaction each, an ignored request kept before 
 });
 
 t.test('the /_mock interventions: recover, drop events and fail, refused in the wrong state', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { workloads, context } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant);
   t.same(refusal(() => workloads.recover(tenant, id)), { status: 409, code: 'invalid_workload_state' }, 'nothing to recover before it runs');
 
@@ -189,9 +190,9 @@ t.test('the /_mock interventions: recover, drop events and fail, refused in the 
 });
 
 t.test('outputs: published on completion, found by name and stage, a bad name refused before the lookup', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { workloads, context } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant, { stages: [withStage({ results: 'outputs', model: 'ckpt' }), withStage({ results: 'eval' }, 'eval')] });
   t.same(workloads.outputs(tenant, id), { workloadId: id, outputs: [] }, 'nothing before it completes');
   context.clock.advance(tenant, 3600);
@@ -211,9 +212,9 @@ t.test('outputs: published on completion, found by name and stage, a bad name re
 });
 
 t.test('records: artifacts, ledger and routing read from the same materialised run', async (t) => {
-  const services = memoryServices(t);
+  const { services, tenant: newTenant } = domainServices(t);
   const { workloads, context } = services;
-  const tenant = newTenant(services);
+  const tenant = newTenant();
   const id = await submit(services, tenant);
   context.clock.advance(tenant, 3600);
   const ledger = workloads.ledger(tenant, id);
