@@ -65,7 +65,7 @@ export interface MockServerOptions {
 
 export type FaultMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A `/_mock/faults` rule as the README's "Fault rules" section documents it. */
+/** A `/_mock/faults` rule as docs/control-api.md's "Fault rules" section documents it. */
 export interface FaultRule {
   /** Any method when absent. */
   method?: FaultMethod;

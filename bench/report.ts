@@ -19,7 +19,7 @@ function tableRows(figures: readonly Figure[]): string[][] {
 
 const HEADER = ['figure', 'subject (median)', 'baseline (median)', 'ratio', 'target', 'result'];
 
-/** A Markdown table: readable in a terminal and pasted as is into the README. */
+/** A Markdown table: readable in a terminal and pasted as is into docs/performance.md. */
 export function markdownTable(figures: readonly Figure[]): string {
   const rows = [HEADER, ...tableRows(figures)];
   const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i].length)));

@@ -161,7 +161,7 @@ async function main() {
 
   let since = Date.now();
   say(`building ${IMAGE} (a first build compiles better-sqlite3: a few minutes)`);
-  // Host networking: where the engine cannot reach the npm registry itself (see README).
+  // Host networking: where the engine cannot reach the npm registry itself (README, docker compose).
   await mustRun('docker', ['build', '--network', 'host', '-t', IMAGE, '.'], { stream: true });
   say(`built ${IMAGE} in ${seconds(since)}`);
 

@@ -55,7 +55,7 @@ function parseHostList(raw: string, ctx: z.RefinementCtx): string[] {
 
 /**
  * Every setting, in one table: the CLI flag, the environment variable, the default and the
- * help text all come from here, so `--help`, the README table and the compose check agree.
+ * help text all come from here, so `--help`, the table of docs/configuration.md and the compose check agree.
  */
 export const OPTIONS = {
   host: {

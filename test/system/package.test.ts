@@ -51,6 +51,10 @@ t.test('the package holds the CLI, the Node API with its typings, and the data i
     if (pattern.includes('*') || !existsSync(path) || (statSync(path).isDirectory() && readdirSync(path).length === 0)) continue;
     t.ok(files.some((f) => f === pattern || f.startsWith(`${pattern}/`)), `${pattern} is packed`);
   }
+  // The README's links to docs/ work in an installed copy too.
+  for (const [, page] of readFileSync(join(root, 'README.md'), 'utf8').matchAll(/\]\((docs\/[\w-]+\.md)\)/g)) {
+    if (existsSync(join(root, page))) t.ok(packed.has(page), `${page} is packed`);
+  }
   t.same(files.filter((f) => /^dist\/(test|scripts|bench)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts'))), [], 'no tests, scripts or sources');
 
   // Every relative import of packed code is packed too: the server runs from an install.
