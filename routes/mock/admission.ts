@@ -56,7 +56,7 @@ export default (async function mockAdmissionRoutes(app) {
   }, async (request) => control.setLevers(request.tenant.id, request.body));
 
   app.delete('/budget', {
-    schema: { operationId: 'deleteMockBudget', tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null(), ...errorResponses() } },
+    schema: { operationId: 'deleteMockBudget', tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null(), ...errorResponses(400, 413, 415) } },
   }, async (request, reply) => {
     control.removeBudget(request.tenant.id);
     return reply.code(204).send(null);

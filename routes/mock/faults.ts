@@ -29,14 +29,14 @@ export default (async function mockFaultRoutes(app) {
   }, async (request) => ({ faults: control.faults(request.tenant.id).map(presentFault) }));
 
   app.delete('/faults/:id', {
-    schema: { operationId: 'deleteMockFault', tags: ['mock'], summary: 'Remove one fault rule', params: FaultParams, response: { 204: z.null(), ...errorResponses(400, 404) } },
+    schema: { operationId: 'deleteMockFault', tags: ['mock'], summary: 'Remove one fault rule', params: FaultParams, response: { 204: z.null(), ...errorResponses(400, 404, 413, 415) } },
   }, async (request, reply) => {
     control.removeFault(request.tenant.id, request.params.id);
     return reply.code(204).send(null);
   });
 
   app.delete('/faults', {
-    schema: { operationId: 'clearMockFaults', tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: z.null(), ...errorResponses() } },
+    schema: { operationId: 'clearMockFaults', tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: z.null(), ...errorResponses(400, 413, 415) } },
   }, async (request, reply) => {
     control.clearFaults(request.tenant.id);
     return reply.code(204).send(null);

@@ -19,7 +19,7 @@ export default (async function mockRequestRoutes(app) {
   }, async (request) => ({ requests: control.requests(request.tenant.id, request.query).map(presentJournalRow) }));
 
   app.delete('/requests', {
-    schema: { operationId: 'clearMockRequests', tags: ['mock'], summary: 'Clear this tenant\'s request journal', response: { 204: z.null(), ...errorResponses() } },
+    schema: { operationId: 'clearMockRequests', tags: ['mock'], summary: 'Clear this tenant\'s request journal', response: { 204: z.null(), ...errorResponses(400, 413, 415) } },
   }, async (request, reply) => {
     control.clearRequests(request.tenant.id);
     return reply.code(204).send(null);

@@ -138,7 +138,7 @@ export default (async function assetRoutes(app) {
       tags: ['Assets'],
       summary: 'Delete an asset; 409 asset_in_use while it is importing or an active workload uses it',
       params: AssetParams,
-      response: { 204: z.null().describe('Asset deleted'), ...errorResponses(400, 404, 409, 500, 502) },
+      response: { 204: z.null().describe('Asset deleted'), ...errorResponses(400, 404, 409, 413, 415, 500, 502) },
     },
   }, async (request, reply) => {
     assets.delete(request.tenant.id, request.params.id);

@@ -31,7 +31,7 @@ export default (async function webhookRoutes(app) {
       operationId: 'deleteWebhook',
       tags: ['Webhooks'],
       summary: 'Remove the team webhook (also when none is set); pending deliveries are not sent',
-      response: { 200: WebhookDeleted, ...errorResponses() },
+      response: { 200: WebhookDeleted, ...errorResponses(400, 413, 415) },
     },
   }, async (request) => {
     webhooks.delete(request.tenant.id);
