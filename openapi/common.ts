@@ -8,5 +8,40 @@ export const ErrorBody = z
   })
   .meta({ id: 'Error' });
 
-/** Every /v1 and /_mock operation answers client mistakes with the envelope. */
-export const errorResponses = { default: ErrorBody } as const;
+/**
+ * What each error status means wherever a route documents it. The document generator
+ * (server/http/openapi-document.ts) gives every envelope response its line from here, so that a
+ * 409 reads the same on every operation that can answer one.
+ */
+export const ERROR_DESCRIPTIONS = {
+  400: 'The request is invalid: a path, query, header or body field fails its schema or the operation\'s rules; `error` names which (invalid_request, invalid_json, ...)',
+  401: 'No API key, or a malformed Authorization header (unauthorized)',
+  402: 'The estimated cost does not fit the monthly headroom set with PUT /_mock/budget (budget_exceeded)',
+  403: 'scope=mine needs a member credential, and this key is a team key (attribution_required)',
+  404: 'Nothing by that id or name exists for this tenant (not_found)',
+  409: 'The request conflicts with the state of what it names, or reuses an Idempotency-Key for another request; `error` names which',
+  413: 'The body is larger than the server accepts (payload_too_large)',
+  414: 'The URL is longer than the server accepts (uri_too_long)',
+  415: 'The body\'s Content-Type is not one this operation reads (unsupported_media_type)',
+  500: 'The answer could not be produced: internal (the mock\'s own fault; the message carries the request id) or the operation\'s own code',
+  502: 'Storage or the source behind the operation failed; the mock answers it only when a fault rule injects it',
+  503: 'The service cannot take this now: a paused recipe (rl_unavailable) or an unreachable database (not_ready)',
+  default: 'Any other error: on /v1, whatever status a fault rule (POST /_mock/faults) injects; 414 for an over-long URL; 500 internal',
+} as const;
+
+type ErrorStatus = Exclude<keyof typeof ERROR_DESCRIPTIONS, 'default' | 401>;
+
+/**
+ * The error responses of a keyed route (every /v1 and /_mock one): 401 from the key check, the
+ * statuses the route and its service can answer themselves, and `default` for the rest (fault
+ * rules on /v1, an over-long URL, an internal error). Every one is the envelope.
+ */
+export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): Record<S | 401 | 'default', typeof ErrorBody> {
+  const responses: Partial<Record<S | 401 | 'default', typeof ErrorBody>> = {};
+  for (const status of [401, ...statuses] as (S | 401)[]) responses[status] = ErrorBody;
+  responses.default = ErrorBody;
+  return responses as Record<S | 401 | 'default', typeof ErrorBody>;
+}
+
+/** Raw bytes, in a request or an answer: documented as a binary string, never validated or serialised. */
+export const BinaryBody = z.any().meta({ type: 'string', format: 'binary' });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { identityText, queryInteger, sha256Hex } from './primitives.js';
 import { RLGradingReceipt } from './rl-evidence.js';
 
-/** Schemas of the /_mock control API (the README's "The control API at a glance"). */
+/** Schemas of the /_mock control API (docs/control-api.md). */
 
 export const ClockState = z
   .object({

@@ -1,19 +1,28 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ErrorBody } from '../openapi/common.js';
 
 const Health = z.object({ status: z.string() });
 
 export default (async function healthRoutes(app) {
   app.get('/healthz', {
-    schema: { tags: ['health'], summary: 'The process is up', security: [], response: { 200: Health } },
+    schema: {
+      operationId: 'getLiveness',
+      tags: ['health'],
+      summary: 'The process is up',
+      security: [],
+      // Unkeyed, so no 401: the app-wide URL limit is the one refusal a probe can meet.
+      response: { 200: Health, 414: ErrorBody },
+    },
   }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', {
     schema: {
+      operationId: 'getReadiness',
       tags: ['health'],
       summary: 'The database answers',
       security: [],
-      response: { 200: Health, 503: z.object({ error: z.string(), message: z.string() }) },
+      response: { 200: Health, 414: ErrorBody, 503: ErrorBody },
     },
   }, async (_request, reply) => {
     try {

@@ -11,11 +11,12 @@ export default (async function mockAdmissionRoutes(app) {
 
   app.patch('/recipes/:id', {
     schema: {
+      operationId: 'overrideMockRecipe',
       tags: ['mock'],
       summary: "Set this tenant's view of a recipe's availability: preview blocks, launch answers 503 rl_unavailable",
       params: RecipeParams,
       body: RecipeOverrideUpdate,
-      response: { 200: RLRecipeDescriptor, ...errorResponses },
+      response: { 200: RLRecipeDescriptor, ...errorResponses(400, 404, 413, 415) },
     },
   }, async (request) => control.overrideRecipe(request.tenant.id, request.params.id, request.body));
 
@@ -28,10 +29,11 @@ export default (async function mockAdmissionRoutes(app) {
 
   app.put('/budget', {
     schema: {
+      operationId: 'setMockBudget',
       tags: ['mock'],
       summary: 'Set a monthly cap: admission answers 402 budget_exceeded when an estimate does not fit the headroom',
       body: BudgetUpdate,
-      response: { 200: BudgetView, ...errorResponses },
+      response: { 200: BudgetView, ...errorResponses(400, 413, 415) },
     },
   }, async (request) => {
     const budget = control.setBudget(request.tenant.id, request.body);
@@ -45,15 +47,16 @@ export default (async function mockAdmissionRoutes(app) {
 
   app.put('/levers', {
     schema: {
+      operationId: 'setMockLevers',
       tags: ['mock'],
       summary: "Review expiry (a launch after valid_until answers 409 review_changed) and unrecoverable held-out errors of new launches; names only the levers to change",
       body: LeversUpdate,
-      response: { 200: LeversView, ...errorResponses },
+      response: { 200: LeversView, ...errorResponses(400, 413, 415) },
     },
   }, async (request) => control.setLevers(request.tenant.id, request.body));
 
   app.delete('/budget', {
-    schema: { tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null(), ...errorResponses } },
+    schema: { operationId: 'deleteMockBudget', tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null(), ...errorResponses(400, 413, 415) } },
   }, async (request, reply) => {
     control.removeBudget(request.tenant.id);
     return reply.code(204).send(null);

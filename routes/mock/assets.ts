@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Asset } from '../../openapi/assets.js';
-import { errorResponses } from '../../openapi/common.js';
+import { BinaryBody, errorResponses } from '../../openapi/common.js';
 import { AssetFailRequest, AssetFiles } from '../../openapi/mock-assets.js';
 import { AssetParams } from '../../openapi/params.js';
 import { assetView } from '../../server/http/views/asset.js';
@@ -11,9 +11,14 @@ export default (async function mockAssetRoutes(app) {
 
   app.get('/assets/:id/content', {
     schema: {
+      operationId: 'getMockAssetContent',
       tags: ['mock'],
       summary: 'The bytes stored for an asset (the stand-in manifest for an import); X-Nodus-SHA256 carries their digest',
       params: AssetParams,
+      response: {
+        200: { description: 'the stored bytes', content: { 'application/octet-stream': { schema: BinaryBody } } },
+        ...errorResponses(400, 404),
+      },
     },
   }, async (request, reply) => {
     const { asset, data } = assets.content(request.tenant.id, request.params.id);
@@ -22,10 +27,11 @@ export default (async function mockAssetRoutes(app) {
 
   app.get('/assets/:id/files', {
     schema: {
+      operationId: 'listMockAssetFiles',
       tags: ['mock'],
       summary: 'The members of an uploaded archive, as checked and kept at upload',
       params: AssetParams,
-      response: { 200: AssetFiles, ...errorResponses },
+      response: { 200: AssetFiles, ...errorResponses(400, 404) },
     },
   }, async (request) => {
     const { asset, files } = assets.files(request.tenant.id, request.params.id);
@@ -34,11 +40,12 @@ export default (async function mockAssetRoutes(app) {
 
   app.post('/assets/:id/fail', {
     schema: {
+      operationId: 'failMockAssetImport',
       tags: ['mock'],
       summary: 'End a connection_query import in progress as failed, with the given error text',
       params: AssetParams,
       body: AssetFailRequest,
-      response: { 200: Asset, ...errorResponses },
+      response: { 200: Asset, ...errorResponses(400, 404, 409, 413, 415) },
     },
   }, async (request) => assetView(assets.fail(request.tenant.id, request.params.id, request.body.error)));
 }) satisfies FastifyPluginAsyncZod;

@@ -9,24 +9,26 @@ export default (async function mockClockRoutes(app) {
   const { control } = app.services;
 
   app.get('/clock', {
-    schema: { tags: ['mock'], summary: "This tenant's virtual clock", response: { 200: ClockState, ...errorResponses } },
+    schema: { operationId: 'getMockClock', tags: ['mock'], summary: "This tenant's virtual clock", response: { 200: ClockState, ...errorResponses() } },
   }, async (request) => present(control.clock(request.tenant.id)));
 
   app.put('/clock', {
     schema: {
+      operationId: 'setMockClock',
       tags: ['mock'],
       summary: 'Switch clock mode (and scale); virtual time never jumps backwards',
       body: ClockUpdate,
-      response: { 200: ClockState, ...errorResponses },
+      response: { 200: ClockState, ...errorResponses(400, 413, 415) },
     },
   }, async (request) => present(control.setClock(request.tenant.id, request.body.mode, request.body.scale)));
 
   app.post('/clock/advance', {
     schema: {
+      operationId: 'advanceMockClock',
       tags: ['mock'],
       summary: 'Move virtual time forward and materialise everything due',
       body: ClockAdvance,
-      response: { 200: ClockNow, ...errorResponses },
+      response: { 200: ClockNow, ...errorResponses(400, 413, 415) },
     },
   }, async (request) => ({ now: isoTime(control.advanceClock(request.tenant.id, request.body.seconds)) }));
 }) satisfies FastifyPluginAsyncZod;

@@ -11,30 +11,32 @@ import {
 import { WorkloadParams } from '../../openapi/params.js';
 import type { IngestJson } from '../../server/domain/evidence/ingest.js';
 
-/** Task evidence on demand (the README's control API table, workload interventions): reported events, grading plans. */
+/** Task evidence on demand (docs/control-api.md, workload interventions): reported events, grading plans. */
 export default (async function mockEvidenceRoutes(app) {
   const { evidence } = app.services;
 
   app.post('/workloads/:id/rl-events', {
     schema: {
+      operationId: 'ingestMockRLEvents',
       tags: ['mock'],
       summary: 'Ingest application-reported RL events as the runner would; invalid events are rejected one by one, valid ones kept',
       params: WorkloadParams,
       querystring: IngestEventsQuery,
       // Fastify validates a body per media type; app.ts documents each.
       body: { content: { 'application/json': { schema: IngestEventsRequest }, 'text/plain': { schema: IngestEventsText } } },
-      response: { 200: IngestEventsResult, ...errorResponses },
+      response: { 200: IngestEventsResult, ...errorResponses(400, 404, 409, 413, 415) },
     },
   }, async (request) =>
     evidence.ingest(request.tenant.id, request.params.id, request.body as IngestJson | string | undefined, request.query));
 
   app.put('/workloads/:id/grading-plan', {
     schema: {
+      operationId: 'putMockGradingPlan',
       tags: ['mock'],
       summary: 'Create or replace the private grading plan of one revision, with given, simulated or derived receipts',
       params: WorkloadParams,
       body: GradingPlanUpdate,
-      response: { 200: GradingPlanResult, ...errorResponses },
+      response: { 200: GradingPlanResult, ...errorResponses(400, 404, 413, 415) },
     },
   }, async (request) => evidence.putGradingPlan(request.tenant.id, request.params.id, request.body));
 }) satisfies FastifyPluginAsyncZod;

@@ -11,30 +11,32 @@ export default (async function mockFaultRoutes(app) {
 
   app.post('/faults', {
     schema: {
+      operationId: 'createMockFault',
       tags: ['mock'],
       summary: 'Add a fault rule for this tenant\'s /v1 requests: error, delay, reset or drop_response',
       body: FaultRule,
-      response: { 201: Fault, ...errorResponses },
+      response: { 201: Fault, ...errorResponses(400, 413, 415) },
     },
   }, async (request, reply) => reply.code(201).send(presentFault(control.addFault(request.tenant.id, request.body))));
 
   app.get('/faults', {
     schema: {
+      operationId: 'listMockFaults',
       tags: ['mock'],
       summary: 'This tenant\'s fault rules, oldest first, with remaining counts (exhausted ones included)',
-      response: { 200: FaultList, ...errorResponses },
+      response: { 200: FaultList, ...errorResponses() },
     },
   }, async (request) => ({ faults: control.faults(request.tenant.id).map(presentFault) }));
 
   app.delete('/faults/:id', {
-    schema: { tags: ['mock'], summary: 'Remove one fault rule', params: FaultParams, response: { 204: z.null(), ...errorResponses } },
+    schema: { operationId: 'deleteMockFault', tags: ['mock'], summary: 'Remove one fault rule', params: FaultParams, response: { 204: z.null(), ...errorResponses(400, 404, 413, 415) } },
   }, async (request, reply) => {
     control.removeFault(request.tenant.id, request.params.id);
     return reply.code(204).send(null);
   });
 
   app.delete('/faults', {
-    schema: { tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: z.null(), ...errorResponses } },
+    schema: { operationId: 'clearMockFaults', tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: z.null(), ...errorResponses(400, 413, 415) } },
   }, async (request, reply) => {
     control.clearFaults(request.tenant.id);
     return reply.code(204).send(null);

@@ -5,9 +5,10 @@ import { ResetResult } from '../../openapi/mock.js';
 export default (async function mockResetRoutes(app) {
   app.post('/reset', {
     schema: {
+      operationId: 'resetMockTenant',
       tags: ['mock'],
       summary: 'Delete everything this tenant owns (workloads, keys, faults, overrides, budget, journal); clock back to the defaults',
-      response: { 200: ResetResult, ...errorResponses },
+      response: { 200: ResetResult, ...errorResponses(400, 413, 415) },
     },
   }, async (request) => ({ reset: true as const, deleted: app.services.control.reset(request.tenant.id) }));
 }) satisfies FastifyPluginAsyncZod;

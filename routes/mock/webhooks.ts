@@ -9,10 +9,11 @@ export default (async function mockWebhookRoutes(app) {
 
   app.get('/webhooks/deliveries', {
     schema: {
+      operationId: 'listMockWebhookDeliveries',
       tags: ['mock'],
       summary: 'This tenant\'s webhook deliveries, oldest first, each with every attempt (status, error, latency, next retry)',
       querystring: WebhookDeliveryQuery,
-      response: { 200: WebhookDeliveryList, ...errorResponses },
+      response: { 200: WebhookDeliveryList, ...errorResponses(400) },
     },
   }, async (request) => {
     const { workload_id: workloadId, state, limit = 100 } = request.query;
@@ -21,18 +22,20 @@ export default (async function mockWebhookRoutes(app) {
 
   app.post('/webhooks/deliveries/:id/redeliver', {
     schema: {
+      operationId: 'redeliverMockWebhookDelivery',
       tags: ['mock'],
       summary: 'Send one delivery again, now, with the same webhook-id and a fresh retry schedule',
       params: WebhookDeliveryParams,
-      response: { 200: WebhookDelivery, ...errorResponses },
+      response: { 200: WebhookDelivery, ...errorResponses(400, 404, 409, 413, 415) },
     },
   }, async (request) => deliveryView(webhooks.redeliver(request.tenant.id, request.params.id)));
 
   app.post('/webhooks/flush', {
     schema: {
+      operationId: 'flushMockWebhooks',
       tags: ['mock'],
       summary: 'Wait until none of this tenant\'s deliveries is due: every due one attempted and recorded',
-      response: { 200: WebhookFlushResult, ...errorResponses },
+      response: { 200: WebhookFlushResult, ...errorResponses(400, 413, 415) },
     },
   }, async (request) => webhooks.flush(request.tenant.id));
 }) satisfies FastifyPluginAsyncZod;

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Asset, AssetImportRequest, AssetList } from '../../openapi/assets.js';
-import { errorResponses } from '../../openapi/common.js';
+import { BinaryBody, errorResponses } from '../../openapi/common.js';
 import { AssetParams } from '../../openapi/params.js';
 import { UploadCollector, uploadTooLarge, type ReceivedUpload } from '../../server/domain/assets/upload.js';
 import { ApiError } from '../../server/domain/errors.js';
@@ -75,8 +75,8 @@ const uploadRoute: FastifyPluginAsyncZod = async (app) => {
       summary: 'Upload one file or archive as raw bytes; 201 with the ready asset (a keyed retry answers the same asset)',
       querystring: UploadQuery,
       headers: UploadHeaders,
-      body: { content: { 'application/octet-stream': { schema: z.any().meta({ type: 'string', format: 'binary' }) } } },
-      response: { 201: Asset, ...errorResponses },
+      body: { content: { 'application/octet-stream': { schema: BinaryBody } } },
+      response: { 201: Asset, ...errorResponses(400, 409, 500, 502) },
     },
     config: { validationCodes: UPLOAD_VALIDATION_CODES },
   }, async (request, reply) => {
@@ -102,7 +102,7 @@ export default (async function assetRoutes(app) {
       operationId: 'listAssets',
       tags: ['Assets'],
       summary: 'The newest 500 assets that are not deleted, and this deployment\'s limits',
-      response: { 200: AssetList, ...errorResponses },
+      response: { 200: AssetList, ...errorResponses(500) },
     },
   }, async (request) => assetListView(assets.list(request.tenant.id), app.config));
 
@@ -114,7 +114,7 @@ export default (async function assetRoutes(app) {
       tags: ['Assets'],
       summary: 'Import from a URL, GitHub or Hugging Face (201, ready) or a database query (202, importing; 200 when an earlier export is reused)',
       body: AssetImportRequest,
-      response: { 200: Asset, 201: Asset, 202: Asset, ...errorResponses },
+      response: { 200: Asset, 201: Asset, 202: Asset, ...errorResponses(400, 409, 413, 415, 500, 502) },
     },
     config: { validationCodes: { body: 'invalid_import' } },
   }, async (request, reply) => {
@@ -128,7 +128,7 @@ export default (async function assetRoutes(app) {
       tags: ['Assets'],
       summary: 'One asset\'s metadata (never its contents)',
       params: AssetParams,
-      response: { 200: Asset, ...errorResponses },
+      response: { 200: Asset, ...errorResponses(400, 404) },
     },
   }, async (request) => assetView(assets.get(request.tenant.id, request.params.id)));
 
@@ -138,7 +138,7 @@ export default (async function assetRoutes(app) {
       tags: ['Assets'],
       summary: 'Delete an asset; 409 asset_in_use while it is importing or an active workload uses it',
       params: AssetParams,
-      response: { 204: z.null().describe('Asset deleted'), ...errorResponses },
+      response: { 204: z.null().describe('Asset deleted'), ...errorResponses(400, 404, 409, 413, 415, 500, 502) },
     },
   }, async (request, reply) => {
     assets.delete(request.tenant.id, request.params.id);

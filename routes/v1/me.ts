@@ -13,7 +13,7 @@ export default (async function meRoutes(app) {
     schema: {
       operationId: 'identity',
       summary: 'Who this API key is',
-      response: { 200: Me, ...errorResponses },
+      response: { 200: Me, ...errorResponses() },
     },
   }, async (request) => ({ tenant: request.tenant.id, key_id: request.tenant.keyId }));
 }) satisfies FastifyPluginAsyncZod;

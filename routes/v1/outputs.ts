@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../openapi/common.js';
+import { BinaryBody, errorResponses } from '../../openapi/common.js';
 import { OutputParams, OutputQuery, WorkloadParams } from '../../openapi/params.js';
 import { Output } from '../../openapi/workloads.js';
 import { outputListView } from '../../server/http/views/outputs.js';
@@ -14,7 +14,7 @@ export default (async function outputRoutes(app) {
       tags: ['Workloads'],
       summary: 'Outputs of completed stages, with their SHA-256 and size',
       params: WorkloadParams,
-      response: { 200: z.object({ workload_id: z.string(), outputs: z.array(Output) }), ...errorResponses },
+      response: { 200: z.object({ workload_id: z.string(), outputs: z.array(Output) }), ...errorResponses(400, 404) },
     },
   }, async (request) => {
     const { workloadId, outputs } = workloads.outputs(request.tenant.id, request.params.id);
@@ -28,6 +28,10 @@ export default (async function outputRoutes(app) {
       summary: 'One output file; X-Nodus-SHA256 carries its digest',
       params: OutputParams,
       querystring: OutputQuery,
+      response: {
+        200: { description: 'the file\'s bytes; X-Nodus-SHA256 carries their digest', content: { 'application/octet-stream': { schema: BinaryBody } } },
+        ...errorResponses(400, 404, 409),
+      },
     },
   }, async (request, reply) => {
     const output = workloads.output(request.tenant.id, request.params.id, request.params.name, request.query.stage);

@@ -15,7 +15,7 @@ export default (async function rlEventRoutes(app) {
       summary: 'RL task evidence, keyset-paged with opaque cursors',
       params: WorkloadParams,
       querystring: RLEventPageQuery,
-      response: { 200: RLEventPage, ...errorResponses },
+      response: { 200: RLEventPage, ...errorResponses(400, 404) },
     },
     config: { validationCodes: { 'querystring.limit': 'invalid_limit', 'querystring.after': 'invalid_cursor' } },
   }, async (request, reply) => {

@@ -13,7 +13,7 @@ export default (async function rlGradingRoutes(app) {
       summary: 'Private grading receipts of one plan revision, with the workload status of the same snapshot',
       params: WorkloadParams,
       querystring: GradingResultsQuery,
-      response: { 200: RLGradingResults, ...errorResponses },
+      response: { 200: RLGradingResults, ...errorResponses(400, 404, 500) },
     },
     config: { validationCodes: { querystring: 'invalid_revision' } },
   }, async (request, reply) => {

@@ -21,7 +21,7 @@ export default (async function rlRecipeRoutes(app) {
       operationId: 'listRLRecipes',
       tags: ['RL'],
       summary: 'The managed RL recipes, with this tenant\'s availability',
-      response: { 200: RLRecipeList, ...errorResponses },
+      response: { 200: RLRecipeList, ...errorResponses() },
     },
   // Not async: nothing here awaits, and a promise per request (with Fastify's then() on it) is
   // work the answer does not need; Fastify sends what a synchronous handler throws as usual.

@@ -13,7 +13,7 @@ export default (async function rlRunRoutes(app) {
       tags: ['RL'],
       summary: 'Normalise and review a run: phases, outputs, estimate and the review token to launch it with',
       body: RLRecipeRequest,
-      response: { 200: RLRunPreview, ...errorResponses },
+      response: { 200: RLRunPreview, ...errorResponses(400, 413, 415) },
     },
   }, async (request, reply) => {
     const preview = launches.preview(request.tenant.id, request.body);
@@ -28,7 +28,7 @@ export default (async function rlRunRoutes(app) {
       tags: ['RL'],
       summary: 'Launch a reviewed run (Idempotency-Key required; a same-key retry replays)',
       body: RLRunRequest,
-      response: { 202: SubmitResult, ...errorResponses },
+      response: { 202: SubmitResult, ...errorResponses(400, 402, 409, 413, 415, 503) },
     },
     preValidation: keyBeforeBody,
   }, async (request, reply) =>

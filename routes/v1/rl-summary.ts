@@ -12,7 +12,7 @@ export default (async function rlSummaryRoutes(app) {
       tags: ['RL'],
       summary: 'Per-phase tallies of the task evidence and the before/after comparison',
       params: WorkloadParams,
-      response: { 200: RLSummary, ...errorResponses },
+      response: { 200: RLSummary, ...errorResponses(400, 404) },
     },
   }, async (request) => evidence.summary(request.tenant.id, request.params.id));
 }) satisfies FastifyPluginAsyncZod;

@@ -21,7 +21,7 @@ export default (async function workloadLogRoutes(app) {
         'served). 404 when the attempt has written no line yet.',
       params: WorkloadParams,
       querystring: WorkloadLogQuery,
-      response: { 200: { description: 'the log text', content: { 'text/plain': { schema: z.string() } } }, ...errorResponses },
+      response: { 200: { description: 'the log text', content: { 'text/plain': { schema: z.string() } } }, ...errorResponses(400, 404) },
     },
   }, async (request, reply) => {
     const { stage, generation, member_id: member } = request.query;
@@ -45,7 +45,7 @@ export default (async function workloadLogRoutes(app) {
       summary: 'Log lines after a cursor, one chunk per line, across stages and generations',
       params: WorkloadParams,
       querystring: LiveLogQuery,
-      response: { 200: LiveLogPage, ...errorResponses },
+      response: { 200: LiveLogPage, ...errorResponses(400, 404) },
     },
     config: { validationCodes: { 'querystring.after': 'invalid_cursor' } },
   }, async (request) =>

@@ -13,7 +13,7 @@ export default (async function workloadRecordRoutes(app) {
       tags: ['Workloads'],
       summary: 'Checkpoint manifests in the order written: every 5 GRPO steps and the last one, and one per completed freeze',
       params: WorkloadParams,
-      response: { 200: z.object({ artifacts: z.array(Artifact) }), ...errorResponses },
+      response: { 200: z.object({ artifacts: z.array(Artifact) }), ...errorResponses(400, 404) },
     },
   }, async (request) => ({ artifacts: workloads.artifacts(request.tenant.id, request.params.id) }));
 
@@ -25,7 +25,7 @@ export default (async function workloadRecordRoutes(app) {
       params: WorkloadParams,
       response: {
         200: z.object({ workload_id: z.string(), entries: z.array(CustomerLedgerEntry), settlement: Settlement }),
-        ...errorResponses,
+        ...errorResponses(400, 404),
       },
     },
   }, async (request) => workloads.ledger(request.tenant.id, request.params.id));
@@ -36,7 +36,7 @@ export default (async function workloadRecordRoutes(app) {
       tags: ['Workloads'],
       summary: 'Where each stage ran, one placement per generation; a recovery adds one',
       params: WorkloadParams,
-      response: { 200: z.object({ workload_id: z.string(), placements: z.array(RoutingPlacement) }), ...errorResponses },
+      response: { 200: z.object({ workload_id: z.string(), placements: z.array(RoutingPlacement) }), ...errorResponses(400, 404) },
     },
   }, async (request) => workloads.routing(request.tenant.id, request.params.id));
 }) satisfies FastifyPluginAsyncZod;

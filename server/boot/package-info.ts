@@ -17,6 +17,15 @@ export function packageRoot(): string {
   return dir;
 }
 
+function manifest(): { version: string; license: string } {
+  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string; license: string };
+}
+
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  return manifest().version;
+}
+
+/** package.json's SPDX license expression. */
+export function packageLicense(): string {
+  return manifest().license;
 }

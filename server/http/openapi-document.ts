@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { packageRoot, packageVersion } from '../boot/package-info.js';
+import { ERROR_DESCRIPTIONS } from '../../openapi/common.js';
+import { packageLicense, packageRoot, packageVersion } from '../boot/package-info.js';
 
 /**
  * @fastify/swagger marks every request body it documents as required; a route whose body may be
@@ -18,16 +19,81 @@ import { packageRoot, packageVersion } from '../boot/package-info.js';
  */
 export const OPTIONAL_BODY = 'x-nodus-optional-body';
 
-type Operation = Record<string, unknown> & { requestBody?: { required?: boolean } };
+type ResponseObject = { description?: string; content?: Record<string, { schema?: { $ref?: string } }> };
+type Operation = Record<string, unknown> & { requestBody?: { required?: boolean }; responses?: Record<string, ResponseObject> };
+type Document = { paths?: object; components?: { schemas?: Record<string, unknown> } };
 
-function optionalBodies<T extends { paths?: object }>(document: T): T {
-  for (const operations of Object.values(document.paths ?? {}) as Record<string, Operation>[]) {
-    for (const operation of Object.values(operations)) {
-      if (!operation[OPTIONAL_BODY]) continue;
-      delete operation[OPTIONAL_BODY];
-      if (operation.requestBody) operation.requestBody.required = false;
+function operationsOf(document: Document): Operation[] {
+  return (Object.values(document.paths ?? {}) as Record<string, Operation>[]).flatMap((operations) => Object.values(operations));
+}
+
+function optionalBodies<T extends Document>(document: T): T {
+  for (const operation of operationsOf(document)) {
+    if (!operation[OPTIONAL_BODY]) continue;
+    delete operation[OPTIONAL_BODY];
+    if (operation.requestBody) operation.requestBody.required = false;
+  }
+  return document;
+}
+
+const SCHEMAS = '#/components/schemas/';
+
+/**
+ * @fastify/swagger describes every response it cannot name as "Default Response"; an envelope
+ * response says instead what its status means (openapi/common.ts).
+ */
+function describeErrors<T extends Document>(document: T): T {
+  for (const operation of operationsOf(document)) {
+    for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      if (response.content?.['application/json']?.schema?.$ref !== `${SCHEMAS}Error`) continue;
+      response.description = ERROR_DESCRIPTIONS[status as keyof typeof ERROR_DESCRIPTIONS] ?? response.description;
     }
   }
+  return document;
+}
+
+/** Calls `visit` with every object in `value` that holds a `$ref`, nested ones included. */
+function eachRef(value: unknown, visit: (holder: { $ref: string }) => void): void {
+  if (Array.isArray(value)) {
+    for (const item of value) eachRef(item, visit);
+  } else if (value !== null && typeof value === 'object') {
+    if (typeof (value as { $ref?: unknown }).$ref === 'string') visit(value as { $ref: string });
+    for (const child of Object.values(value)) eachRef(child, visit);
+  }
+}
+
+/**
+ * jsonSchemaTransformObject emits every registered schema twice, as read (`<id>Input`) and as
+ * written (`<id>`), whether or not an operation uses it. Only the components the operations
+ * reach are kept; and where a schema is only ever read, its component takes the plain name (the
+ * contract's, for request bodies such as RLRunRequest).
+ */
+function reachedComponents<T extends Document>(document: T): T {
+  const schemas = document.components?.schemas;
+  if (!schemas) return document;
+  const reached = new Set<string>();
+  const reach = ({ $ref }: { $ref: string }) => {
+    const name = $ref.slice(SCHEMAS.length);
+    if (!$ref.startsWith(SCHEMAS) || reached.has(name)) return;
+    reached.add(name);
+    eachRef(schemas[name], reach);
+  };
+  eachRef(document.paths, reach);
+  const names = new Map<string, string>();
+  for (const name of Object.keys(schemas)) {
+    if (!reached.has(name)) continue;
+    // `<id>Input` is the read twin of `<id>` exactly when `<id>` was emitted too (the library
+    // refuses ids that would collide); an id that itself ends in Input (BucketInput) keeps it.
+    const plain = name.replace(/Input$/, '');
+    names.set(name, plain !== name && plain in schemas && !reached.has(plain) ? plain : name);
+  }
+  document.components!.schemas = Object.fromEntries([...names].map(([name, kept]) => [kept, schemas[name]]));
+  const rename = (holder: { $ref: string }) => {
+    const name = holder.$ref.slice(SCHEMAS.length);
+    if (holder.$ref.startsWith(SCHEMAS) && names.has(name)) holder.$ref = `${SCHEMAS}${names.get(name)}`;
+  };
+  eachRef(document.paths, rename);
+  eachRef(document.components!.schemas, rename);
   return document;
 }
 
@@ -58,6 +124,7 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
       info: {
         title: 'nodus-mock',
         version: packageVersion(),
+        license: { name: packageLicense(), identifier: packageLicense() },
         description:
           'A stateful mock of the Nodus control plane: the /v1 RL and workload surfaces of the wire ' +
           'contract, plus the /_mock control API.',
@@ -76,7 +143,7 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
       ],
     },
     transform,
-    transformObject: (document) => optionalBodies(jsonSchemaTransformObject(document)),
+    transformObject: (document) => reachedComponents(describeErrors(optionalBodies(jsonSchemaTransformObject(document)))),
   });
 }
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { fuzz, fuzzTarget } from '../helpers/fuzz.js';
 import { startServer } from '../helpers/server.js';
 
-t.test('500 hostile requests across every route: never a 5xx, always the envelope, still up', async (t) => {
+t.test('500 hostile requests across every route: never a 5xx, always the envelope with a status the document lists, still up', async (t) => {
   const s = await startServer(t, { clock: 'manual' });
   const target = await fuzzTarget(s);
   const problems = await fuzz(target, 500, 20261130);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { generateOpenApi } from '../../scripts/openapi.js';
+import { COMPONENT_ALIASES } from '../../openapi/workloads.js';
 import { startServer } from '../helpers/server.js';
 import { CONTRACT_PATH } from '../helpers/contract.js';
 
@@ -51,6 +52,42 @@ t.test('every /_mock route is tagged mock, every route has a summary or operatio
       t.ok(op.summary || op.operationId, `${method} ${path} is described`);
     }
   }
+});
+
+t.test('the contract\'s operations keep its operationId and the errors it documents; every error is the envelope', async (t) => {
+  const s = await startServer(t);
+  const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
+  const contract = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8'));
+  for (const [path, ops] of Object.entries<Record<string, any>>(contract.paths)) {
+    for (const [method, op] of Object.entries<any>(ops).filter(([key]) => ['get', 'post', 'put', 'patch', 'delete'].includes(key))) {
+      const ours = doc.paths[path]?.[method];
+      t.equal(ours?.operationId, op.operationId, `${method} ${path}`);
+      const errors = Object.keys(op.responses).filter((status) => /^[45]/.test(status));
+      t.same(errors.filter((status) => !ours?.responses[status]), [], `${method} ${path} documents the contract's ${errors.join(', ')}`);
+    }
+  }
+  for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      if (path.startsWith('/v1/') || path.startsWith('/_mock/')) t.ok(op.responses['401'], `${method} ${path}: the key check's 401`);
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        if (!/^([45]|default)/.test(status)) continue;
+        t.same(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${method} ${path} ${status}`);
+        t.not(response.description, 'Default Response', `${method} ${path} ${status} says what it means`);
+      }
+    }
+  }
+});
+
+t.test('components keep their names: the contract\'s, /_mock ones (Mock…), and <name>Input for a schema also read differently', async (t) => {
+  const s = await startServer(t);
+  const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
+  const contract = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8'));
+  // Registered under their own ids: the contract's WorkloadInput (workloads.ts says why) and GET /v1/me's body.
+  const own = new Set([...Object.keys(contract.components.schemas), ...Object.keys(COMPONENT_ALIASES), 'Identity']);
+  t.same(Object.keys(doc.components.schemas).filter((name) => !name.startsWith('Mock') && !own.has(name) && !own.has(name.replace(/Input$/, ''))), []);
+  // A body schema only ever read is emitted once, under its plain name.
+  t.same(doc.paths['/v1/rl-runs'].post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/RLRunRequest' });
+  t.ok(doc.components.schemas.BucketInput, 'an id ending in Input keeps it');
 });
 
 const shared = join(packageRoot(), '..', 'shared', 'contract', 'openapi-rl-subset.json');

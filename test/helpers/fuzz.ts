@@ -6,12 +6,14 @@ import { launchRun, legCounting } from './rl.js';
 interface Operation {
   method: string;
   template: string;
+  /** The statuses its responses name (`default` aside). */
+  documented: string[];
 }
 
 export async function operations(s: TestServer): Promise<Operation[]> {
-  const doc = (await s.call('GET', '/openapi.json', { key: null })).body as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await s.call('GET', '/openapi.json', { key: null })).body as { paths: Record<string, Record<string, { responses: object }>> };
   return Object.entries(doc.paths).flatMap(([template, ops]) =>
-    Object.keys(ops).map((method) => ({ method: method.toUpperCase(), template })),
+    Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), template, documented: Object.keys(op.responses) })),
   );
 }
 
@@ -113,6 +115,7 @@ async function sendFuzzed(target: FuzzTarget, r: FuzzRequest): Promise<string | 
       return `${where} → ${res.status} without a JSON envelope: ${text.slice(0, 200)}`;
     }
     if (typeof body.error !== 'string' || typeof body.message !== 'string') return `${where} → ${res.status} envelope ${text.slice(0, 200)}`;
+    if (!r.op.documented.includes(String(res.status))) return `${where} → ${res.status} ${body.error}, which the document does not list`;
   }
   return undefined;
 }
