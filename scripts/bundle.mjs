@@ -3,7 +3,8 @@
 // - server.cjs.cache: V8's code cache for it, written after a server has started, answered
 //   /readyz and stopped through it, so that it holds the functions a start compiles
 //   (server/boot/load-bundle.ts);
-// - main.js: the CLI entry, which loads server.cjs with that cache.
+// - main.js: the CLI entry, which loads server.cjs with that cache;
+// - checkpoint-worker.js: the thread that checkpoints the WAL (store/checkpointer.ts).
 // Resolving and compiling some 330 files one by one (Fastify and its dependencies, zod, our
 // modules) was most of a cold start; one file with a code cache is one read and little compiling.
 // The tsc output stays the source of the bundle, so the code the tests import is the code that ships.
@@ -76,6 +77,15 @@ await build({
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+
+// The WAL checkpointer's thread, loaded by server.cjs from beside it (store/checkpointer.ts).
+await build({
+  ...common,
+  entryPoints: ['dist/store/checkpoint-worker.js'],
+  outfile: 'dist/bundle/checkpoint-worker.js',
+  format: 'esm',
+  external: ['better-sqlite3'],
 });
 
 await build({

@@ -1,5 +1,6 @@
 import { createAdmissionStore } from './admission.js';
 import { createAssetStore } from './assets.js';
+import { createCheckpointer } from './checkpointer.js';
 import { openDatabase, type Db } from './db.js';
 import { createFaultStore } from './faults.js';
 import { createGradingStore } from './grading.js';
@@ -32,6 +33,7 @@ function createStore(db: Db) {
   // Called inside a transaction, it runs fn in a SAVEPOINT that a throw rolls back alone.
   const inTransaction = db.transaction(<T>(fn: () => T): T => fn());
   const cache = createTenantCache(db);
+  const checkpointer = db.memory ? undefined : createCheckpointer(db.name);
 
   let queued: QueuedWrite[] = [];
   const riders: (() => void)[] = [];
@@ -61,6 +63,7 @@ function createStore(db: Db) {
       }
       return;
     }
+    checkpointer?.committed();
     writes.forEach(({ resolve, reject }, i) => {
       const outcome = outcomes[i];
       if (outcome.ok) resolve(outcome.value);
@@ -86,7 +89,9 @@ function createStore(db: Db) {
     webhooks: createWebhookStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
-      return inTransaction.immediate(fn) as T;
+      const value = inTransaction.immediate(fn) as T;
+      checkpointer?.committed();
+      return value;
     },
     /**
      * One state change like write(), committed together with the others queued in this
@@ -109,6 +114,7 @@ function createStore(db: Db) {
       db.prepare('SELECT 1').get();
     },
     close(): void {
+      void checkpointer?.close();
       if (db.open) db.close();
     },
   };

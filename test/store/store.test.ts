@@ -102,3 +102,16 @@ t.test("counting a fault request touches only the named tenant's rules", async (
   store.faults.count('tn_a', [other.seq], other.seq);
   t.same(store.faults.get('tn_b', 'flt_tn_b'), other, "tn_b's rule is not counted by tn_a's request");
 });
+
+t.test('commits reach the database file by the checkpointer thread, long before the WAL would checkpoint itself', async (t) => {
+  const path = tempDbPath(t);
+  const store = openStore(path);
+  t.teardown(() => store.close());
+  const before = statSync(path).size;
+  const insert = store.db.prepare('INSERT INTO server_settings (name, value) VALUES (?, ?)');
+  // Two commit batches' worth of 4 KB rows: a few hundred WAL pages, far below wal_autocheckpoint.
+  for (let i = 0; i < 128; i++) store.write(() => insert.run(`row-${i}`, 'x'.repeat(4000)));
+  // The thread checkpoints beside this one: poll for the file to grow, without a time limit of our own.
+  while (statSync(path).size <= before) await new Promise((r) => setTimeout(r, 10));
+  t.ok(statSync(path).size > before + 64 * 4096, 'the rows are in the database file, not only in the WAL');
+});

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { OPEN_MODE_KEY_PREFIX } from '../../config.js';
+import { sha256Hex } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { ApiError } from '../errors.js';
 
@@ -7,8 +7,6 @@ export interface Tenant {
   id: string;
   keyId: string;
 }
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
 
@@ -24,7 +22,7 @@ export function registerKey(deps: DomainContext, key: string): Tenant {
   if (!deps.config.keys && !key.startsWith(OPEN_MODE_KEY_PREFIX)) {
     throw unauthorized(`API keys on this mock start with ${OPEN_MODE_KEY_PREFIX}`);
   }
-  const hash = sha256(key);
+  const hash = sha256Hex(key);
   const tenantId = entry?.tenant ?? `tn_${hash.slice(0, 20)}`;
   const registered = deps.store.tenants.register(hash, `key_${hash.slice(0, 16)}`, tenantId, deps.clock.wallNow());
   return { id: registered.tenantId, keyId: registered.keyId };
