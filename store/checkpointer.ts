@@ -16,12 +16,21 @@ const COMMITS_PER_CHECKPOINT = 64;
 export function createCheckpointer(path: string) {
   let worker: Worker | undefined;
   let commits = 0;
+  let failed = false;
   return {
     /** Counts one commit; every COMMITS_PER_CHECKPOINT asks the thread for a checkpoint. */
     committed(): void {
       if (++commits % COMMITS_PER_CHECKPOINT !== 0) return;
+      if (failed) return;
       if (!worker) {
-        worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path } });
+        try {
+          worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path } });
+        } catch {
+          // Called after a commit, which must still be answered: without a thread (its file missing,
+          // no resources for one), the automatic checkpoint does the work, as before there was one.
+          failed = true;
+          return;
+        }
         // It must not hold the process open, and a failed thread leaves the automatic checkpoint.
         worker.unref();
         worker.on('error', () => undefined);

@@ -23,11 +23,6 @@ t.test('the README maps every page of docs/', async (t) => {
   for (const page of pages.filter((p) => p !== 'README.md')) t.match(readme, `](${page})`, page);
 });
 
-/**
- * Pages the README maps that another branch writes (the benchmark's method and figures). Once the
- * page is here, the links to it are checked like any other, and its entry here can go.
- */
-const WRITTEN_ELSEWHERE = new Set(['docs/performance.md']);
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\s-]/g, '').replace(/\s/g, '-');
@@ -40,7 +35,6 @@ t.test('every relative link of the README and docs/ reaches a file, and its anch
       if (/^[a-z]+:/.test(target)) continue;
       const [file, hash] = target.split('#');
       const path = file === '' ? page : join(dirname(page), file);
-      if (WRITTEN_ELSEWHERE.has(path) && !existsSync(join(root, path))) continue;
       t.ok(existsSync(join(root, path)), `${page} → ${target}`);
       if (hash === undefined || !path.endsWith('.md') || !existsSync(join(root, path))) continue;
       const headings = [...read(path).replace(/```[\s\S]*?```/g, '').matchAll(/^#+ (.*)$/gm)].map((m) => anchor(m[1]));
