@@ -1,0 +1,66 @@
+import t from 'tap';
+import { ApiError } from '../../../server/domain/errors.js';
+import { admitOnce, type Admitted } from '../../../server/domain/launches/idempotency.js';
+import { domainServices } from '../../helpers/domain.js';
+
+/** An operation whose admissions are counted, refused while `refuse` says so. */
+function operation(fingerprint: string, refuse = () => false) {
+  const admitted: number[] = [];
+  return {
+    admitted,
+    request: {
+      scope: 'POST /test',
+      fingerprint,
+      admit: (nowMs: number): Admitted => {
+        if (refuse()) throw new ApiError(402, 'budget_exceeded', 'refused on purpose');
+        admitted.push(nowMs);
+        return { status: 202, body: { n: admitted.length } };
+      },
+    },
+  };
+}
+
+t.test('concurrent duplicates of a new key: one admission, the others replay its answer', async (t) => {
+  const d = domainServices(t);
+  const tenant = d.tenant();
+  const op = operation('same');
+  const answers = await Promise.all([1, 2, 3].map(() => admitOnce(d.services.context, tenant, 'k', op.request)));
+  t.equal(op.admitted.length, 1, 'admitted once');
+  t.same(answers.map((a) => a.replayed).sort(), [false, true, true]);
+  t.same(new Set(answers.map((a) => a.body)).size, 1, 'every answer is the same body');
+});
+
+t.test('a duplicate that arrives while the first is refused is admitted on its own, not given the refusal', async (t) => {
+  const d = domainServices(t);
+  const tenant = d.tenant();
+  let refusals = 1;
+  const op = operation('same', () => refusals-- > 0);
+  const [first, second] = await Promise.allSettled([
+    admitOnce(d.services.context, tenant, 'k', op.request),
+    admitOnce(d.services.context, tenant, 'k', op.request),
+  ]);
+  t.match(first, { status: 'rejected', reason: { status: 402 } }, 'the first is refused');
+  t.match(second, { status: 'fulfilled', value: { replayed: false, status: 202 } }, 'the second admitted itself');
+  t.equal(op.admitted.length, 1);
+});
+
+t.test('a duplicate with another body, sent while the first is in flight, is a conflict once it commits', async (t) => {
+  const d = domainServices(t);
+  const tenant = d.tenant();
+  const [a, b] = [operation('one'), operation('two')];
+  const [first, second] = await Promise.allSettled([
+    admitOnce(d.services.context, tenant, 'k', a.request),
+    admitOnce(d.services.context, tenant, 'k', b.request),
+  ]);
+  t.match(first, { status: 'fulfilled', value: { replayed: false } });
+  t.match(second, { status: 'rejected', reason: { status: 409, code: 'idempotency_conflict' } });
+  t.equal(b.admitted.length, 0, 'the other body was never admitted');
+});
+
+t.test('the same key in two tenants at once is two admissions', async (t) => {
+  const d = domainServices(t);
+  const op = operation('same');
+  const answers = await Promise.all([d.tenant(), d.tenant()].map((tenant) => admitOnce(d.services.context, tenant, 'k', op.request)));
+  t.same(answers.map((a) => a.replayed), [false, false]);
+  t.equal(op.admitted.length, 2);
+});
