@@ -23,9 +23,6 @@ export interface IdempotentAnswer {
   body: string;
 }
 
-/** Per store, the admissions of new keys still waiting for their commit, by tenant, scope and key. */
-const admitting = new WeakMap<DomainContext['store'], Map<string, Promise<unknown>>>();
-
 /**
  * Design decision 7. Lookup, admission and the stored answer are one synchronous SQLite
  * transaction (a savepoint of the turn's group commit), so concurrent duplicates are serialised
@@ -36,10 +33,10 @@ const admitting = new WeakMap<DomainContext['store'], Map<string, Promise<unknow
 export async function admitOnce(deps: DomainContext, tenantId: string, key: string, req: IdempotentRequest): Promise<IdempotentAnswer> {
   const { store, clock } = deps;
   const ttlMs = deps.config.idempotencyTtl * 1000;
-  // A retry needs no write: outside any transaction a record is a committed one, so a plain read
-  // answers it, and only a new or expired key takes the write transaction (and its lock and commit).
-  const existing = store.idempotency.find(tenantId, req.scope, key);
-  if (existing && existing.expiresAtMs > clock.nowMs(tenantId)) {
+  /** The stored answer to replay, a conflict, or undefined when the key is new or expired. */
+  const stored = (nowMs: number) => {
+    const existing = store.idempotency.find(tenantId, req.scope, key);
+    if (!existing || existing.expiresAtMs <= nowMs) return undefined;
     if (existing.fingerprint !== req.fingerprint) {
       throw conflict(
         'idempotency_conflict',
@@ -47,21 +44,14 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
       );
     }
     return { replayed: true, status: existing.status, body: existing.body };
-  }
-  // Only an admission through here stores a record, so the one that can appear between this read
-  // and the commit is a duplicate's still in flight. It is awaited and this request starts over,
-  // to replay its committed answer (or, if it was refused, to be admitted itself): the transaction
-  // needs no second read of the key, which was a statement on every fresh launch (bench/).
-  let inFlight = admitting.get(store);
-  if (!inFlight) admitting.set(store, (inFlight = new Map()));
-  const id = `${tenantId}\n${req.scope}\n${key}`;
-  const earlier = inFlight.get(id);
-  if (earlier) {
-    await earlier.catch(() => undefined);
-    return admitOnce(deps, tenantId, key, req);
-  }
-  const admission = store.writeTogether((): IdempotentAnswer => {
+  };
+  // A retry needs no write: outside any transaction a record is a committed one, so a plain read
+  // answers it, and only a new or expired key takes the write transaction (and its lock and
+  // commit), which looks again for itself: a duplicate queued in the same group finds the record.
+  return stored(clock.nowMs(tenantId)) ?? await store.writeTogether((): IdempotentAnswer => {
     const nowMs = clock.nowMs(tenantId);
+    const replay = stored(nowMs);
+    if (replay) return replay;
     const admitted = req.admit(nowMs);
     const body = JSON.stringify(admitted.body);
     // INSERT OR REPLACE: an expired record under the key is replaced.
@@ -75,10 +65,4 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
     });
     return { replayed: false, status: admitted.status, body };
   });
-  inFlight.set(id, admission);
-  try {
-    return await admission;
-  } finally {
-    inFlight.delete(id);
-  }
 }
