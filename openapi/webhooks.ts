@@ -6,8 +6,8 @@ import { z } from 'zod';
  */
 
 /** `whsec_` and canonical base64 (padded), the Standard Webhooks spelling of a signing secret. */
-export const WEBHOOK_SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-export const WEBHOOK_SECRET_BYTES = { min: 24, max: 64 } as const;
+const WEBHOOK_SECRET_PATTERN = /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const WEBHOOK_SECRET_BYTES = { min: 24, max: 64 } as const;
 
 const secretBytes = (secret: string) => Buffer.from(secret.slice('whsec_'.length), 'base64').length;
 

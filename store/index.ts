@@ -33,6 +33,7 @@ function createStore(db: Db) {
   // Called inside a transaction, it runs fn in a SAVEPOINT that a throw rolls back alone.
   const inTransaction = db.transaction(<T>(fn: () => T): T => fn());
   const cache = createTenantCache(db);
+  const probe = db.prepare('SELECT 1');
   const checkpointer = db.memory ? undefined : createCheckpointer(db.name);
 
   let queued: QueuedWrite[] = [];
@@ -90,7 +91,8 @@ function createStore(db: Db) {
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
       const value = inTransaction.immediate(fn) as T;
-      checkpointer?.committed();
+      // Nested in another transaction, this was a SAVEPOINT: the outer commit is the one to count.
+      if (!db.inTransaction) checkpointer?.committed();
       return value;
     },
     /**
@@ -111,7 +113,7 @@ function createStore(db: Db) {
     },
     /** The readiness probe: throws when the database does not answer. */
     ping(): void {
-      db.prepare('SELECT 1').get();
+      probe.get();
     },
     close(): void {
       void checkpointer?.close();

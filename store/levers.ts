@@ -6,7 +6,7 @@ export interface Levers {
   unrecoverableErrorRate: number | null;
 }
 
-export const DEFAULT_LEVERS: Levers = { reviewExpiry: false, unrecoverableErrorRate: null };
+const DEFAULT_LEVERS: Levers = { reviewExpiry: false, unrecoverableErrorRate: null };
 
 type LeverRow = { review_expiry: number; unrecoverable_error_rate: number | null };
 

@@ -1,4 +1,3 @@
-import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
 export interface WebhookRow {
@@ -10,9 +9,9 @@ export interface WebhookRow {
   updatedAtMs: number;
 }
 
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
+type DeliveryState = 'pending' | 'delivered' | 'failed';
 
-export interface NewDelivery {
+interface NewDelivery {
   id: string;
   tenantId: string;
   workloadId: string;
@@ -108,9 +107,15 @@ export function createWebhookStore(db: Db) {
   const failWithout = db.prepare(`UPDATE webhook_deliveries SET state = 'failed', due_at_ms = NULL, last_error = ? WHERE seq = ? AND state = 'pending'`);
   const failTenant = db.prepare(`UPDATE webhook_deliveries SET state = 'failed', due_at_ms = NULL, last_error = ? WHERE tenant_id = ? AND state = 'pending'`);
   const again = db.prepare(`UPDATE webhook_deliveries SET state = 'pending', due_at_ms = ?, tries = 0, last_error = NULL WHERE seq = ?`);
-  const attemptsOf = db.prepare<[number], AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_seq = ? ORDER BY attempt`);
+  const attemptsOf = db.prepare<[string], AttemptRow>(
+    `SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_seq IN (SELECT value FROM json_each(?)) ORDER BY delivery_seq, attempt`,
+  );
+  const listed = db.prepare<[{ tenantId: string; workloadId: string | null; state: string | null; limit: number }], DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+     WHERE tenant_id = @tenantId AND (@workloadId IS NULL OR workload_id = @workloadId) AND (@state IS NULL OR state = @state)
+     ORDER BY seq LIMIT @limit`,
+  );
   // One statement per combination of filters (four at most), prepared on first use.
-  const filtered = new Map<string, Statement<unknown[], DeliveryRow>>();
   const toWebhook = (r: StoredWebhook | undefined): WebhookRow | undefined => r && { ...r, enabled: r.enabled === 1 };
 
   let enqueued: (() => void) | undefined;
@@ -179,23 +184,13 @@ export function createWebhookStore(db: Db) {
     },
     /** Oldest first. */
     list(tenantId: string, f: DeliveryFilter): DeliveryRow[] {
-      const where = ['tenant_id = ?'];
-      const args: unknown[] = [tenantId];
-      if (f.workloadId !== undefined) {
-        where.push('workload_id = ?');
-        args.push(f.workloadId);
-      }
-      if (f.state !== undefined) {
-        where.push('state = ?');
-        args.push(f.state);
-      }
-      const sql = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`;
-      let statement = filtered.get(sql);
-      if (!statement) filtered.set(sql, (statement = db.prepare<unknown[], DeliveryRow>(sql)));
-      return statement.all(...args, f.limit);
+      return listed.all({ tenantId, workloadId: f.workloadId ?? null, state: f.state ?? null, limit: f.limit });
     },
-    attempts(seq: number): AttemptRow[] {
-      return attemptsOf.all(seq);
+    /** The attempts of each delivery, in order, by its seq: one query for a whole list. */
+    attempts(seqs: number[]): Map<number, AttemptRow[]> {
+      const bySeq = new Map<number, AttemptRow[]>(seqs.map((seq) => [seq, []]));
+      for (const a of attemptsOf.all(JSON.stringify(seqs))) bySeq.get(a.deliverySeq)!.push(a);
+      return bySeq;
     },
   };
 }

@@ -17,8 +17,10 @@ export function packageRoot(): string {
   return dir;
 }
 
+let parsed: { version: string; license: string } | undefined;
+
 function manifest(): { version: string; license: string } {
-  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string; license: string };
+  return (parsed ??= JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string; license: string });
 }
 
 export function packageVersion(): string {

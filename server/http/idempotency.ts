@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.js';
 import type { IdempotentAnswer } from '../domain/launches/idempotency.js';
+import { sendEncodedJson } from './encoded.js';
 import { syncHook } from './sync-hook.js';
 
 /** The contract's bounds (1–256) and the SDK's own rule: printable ASCII, no spaces. */
@@ -31,5 +32,5 @@ export const keyBeforeBody = syncHook((request) => {
 export async function answerIdempotently(reply: FastifyReply, answer: Promise<IdempotentAnswer>): Promise<FastifyReply> {
   const { replayed, status, body } = await answer;
   if (replayed) reply.header(REPLAY_HEADER, 'true');
-  return reply.code(status).type('application/json; charset=utf-8').send(body);
+  return sendEncodedJson(reply, status, body);
 }

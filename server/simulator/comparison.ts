@@ -7,13 +7,13 @@ import type { RLComparison } from '../../openapi/rl-evidence.js';
  */
 
 /** The latest word on one attempt of a phase. */
-export interface ComparedAttempt {
+interface ComparedAttempt {
   taskId: string;
   outcome: 'passed' | 'failed' | 'error' | string;
 }
 
 /** What was lost between the runtime and the store; a run's own results lose nothing. */
-export interface EvidenceLoss {
+interface EvidenceLoss {
   dropped: number;
   truncated: boolean;
 }

@@ -146,4 +146,3 @@ export function createControlService(deps: DomainContext) {
   };
 }
 
-export type ControlService = ReturnType<typeof createControlService>;

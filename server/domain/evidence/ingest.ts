@@ -146,7 +146,7 @@ export type IngestJson = z.infer<typeof IngestEventsRequest>;
 export type IngestQuery = z.output<typeof IngestEventsQuery>;
 
 /** The events of either body, with a text body's lines to log as the workload's output. */
-export interface IngestBody {
+interface IngestBody {
   candidates: Candidate[];
   stdout?: string[];
   stage_id?: string;

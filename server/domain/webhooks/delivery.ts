@@ -13,7 +13,7 @@ import { signedHeaders } from './signing.js';
 export const RETRY_AFTER_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000] as const;
 
 /** Attempts in flight at once, in all and per tenant: slow receivers hold a slot each, no more. */
-export const MAX_IN_FLIGHT = 16;
+const MAX_IN_FLIGHT = 16;
 export const MAX_IN_FLIGHT_PER_TENANT = 4;
 /** How often (wall) due deliveries are looked for: retries fall due by the clock, not by a write. */
 const POLL_MS = 250;
@@ -27,7 +27,7 @@ const FLUSH_LIMIT_MS = 60_000;
  * route serves, so a rule for `/webhook/*` acts on every delivery of the tenant and one for
  * `/webhook/{id}/workload.completed` on the completions only.
  */
-export const webhookFaultPath = (workloadId: string, type: string) => `/webhook/${workloadId}/${type}`;
+const webhookFaultPath = (workloadId: string, type: string) => `/webhook/${workloadId}/${type}`;
 
 /** What the worker logs through: pino's shape, so the app's logger fits. */
 export interface WorkerLog {
@@ -290,4 +290,3 @@ export function createDeliveryWorker(deps: DomainContext) {
   };
 }
 
-export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

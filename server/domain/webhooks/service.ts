@@ -5,7 +5,7 @@ import { createDeliveryWorker, type WorkerLog } from './delivery.js';
 import { refusedWebhookUrl } from './hosts.js';
 import { newWebhookSecret } from './signing.js';
 
-export interface WebhookInput {
+interface WebhookInput {
   url: string;
   secret?: string;
 }
@@ -19,7 +19,10 @@ export interface DeliveryRecord {
 export function createWebhookService(deps: DomainContext) {
   const { store, clock, config } = deps;
   const worker = createDeliveryWorker(deps);
-  const record = (delivery: DeliveryRow): DeliveryRecord => ({ delivery, attempts: store.webhooks.attempts(delivery.seq) });
+  const records = (deliveries: DeliveryRow[]): DeliveryRecord[] => {
+    const attempts = store.webhooks.attempts(deliveries.map((d) => d.seq));
+    return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.seq)! }));
+  };
 
   return {
     /**
@@ -58,7 +61,7 @@ export function createWebhookService(deps: DomainContext) {
     },
 
     deliveries(tenantId: string, filter: DeliveryFilter): DeliveryRecord[] {
-      return store.webhooks.list(tenantId, filter).map(record);
+      return records(store.webhooks.list(tenantId, filter));
     },
 
     /** Pending again, due now, with a fresh backoff schedule and the same webhook-id. */
@@ -71,7 +74,7 @@ export function createWebhookService(deps: DomainContext) {
         return store.webhooks.delivery(found.seq)!;
       });
       worker.nudge();
-      return record(delivery);
+      return records([delivery])[0];
     },
 
     flush: (tenantId: string) => worker.flush(tenantId),

@@ -16,7 +16,7 @@ export type StatusItem = Extract<TimelineItem, { kind: 'status' }>;
  * Told of the status items one materialise step passed (oldest first), inside its transaction:
  * the webhook outbox writes a delivery for each (domain/webhooks/outbox.ts).
  */
-export type StatusListener = (row: WorkloadRow, run: RunContext, items: readonly StatusItem[]) => void;
+type StatusListener = (row: WorkloadRow, run: RunContext, items: readonly StatusItem[]) => void;
 
 export interface RunContext {
   spec: SimSpec;

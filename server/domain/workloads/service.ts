@@ -164,8 +164,8 @@ export function createWorkloadService(deps: DomainContext) {
     output(tenantId: string, id: string, name: string, stage: string | undefined): WorkloadOutput {
       // Checked before the workload is looked up: a bad name is a 400 whatever the id.
       if (!OUTPUT_NAME.test(name)) throw new ApiError(400, 'invalid_request', 'params.name: output names are letters, digits, `_`, `.` and `-`');
-      const row = withWorkload(deps, tenantId, id, (current) => current);
-      const candidates = workloadOutputs(deps, row).filter((o) => o.name === name && (stage === undefined || o.stageId === stage));
+      const candidates = withWorkload(deps, tenantId, id, (row) => workloadOutputs(deps, row))
+        .filter((o) => o.name === name && (stage === undefined || o.stageId === stage));
       if (candidates.length === 0) throw notFound(`output ${name}`);
       if (candidates.length > 1) {
         throw new ApiError(409, 'ambiguous_output', `output ${name} exists in stages ${candidates.map((c) => c.stageId).join(', ')}; pass ?stage=`);

@@ -36,7 +36,7 @@ export function routeSummary(payload: { requirements?: Record<string, unknown> }
  * Spend the SDK can read: while running it accrues, once the run has ended it is settled
  * (compute only; the mock charges no platform fee).
  */
-export function meterOf(row: WorkloadRow, rateUsdHour: number, terminal: boolean): z.infer<typeof Meter> {
+function meterOf(row: WorkloadRow, rateUsdHour: number, terminal: boolean): z.infer<typeof Meter> {
   const spend = usd(row.spendUsd);
   return {
     settled_usd: terminal ? spend : 0,
