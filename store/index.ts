@@ -83,7 +83,7 @@ function createStore(db: Db) {
     grading: createGradingStore(db),
     assets: createAssetStore(db),
     faults: createFaultStore(db, cache),
-    levers: createLeverStore(db),
+    levers: createLeverStore(db, cache),
     journal: createJournalStore(db),
     scenarios: createScenarioStateStore(db),
     reset: createResetStore(db),

@@ -15,6 +15,7 @@ export const CACHED = {
   faults: { table: 'faults', tenant: 'tenant_id' },
   overrides: { table: 'recipe_overrides', tenant: 'tenant_id' },
   budget: { table: 'budgets', tenant: 'tenant_id' },
+  levers: { table: 'tenant_levers', tenant: 'tenant_id' },
   idempotency: { table: 'idempotency_keys', tenant: 'tenant_id', by: ['scope', 'key'] },
 } as const satisfies Record<string, Spec>;
 
@@ -25,7 +26,7 @@ export const idempotencyEntry = (scope: string, key: string) => `idempotency ${s
 
 /** Tenants remembered at most; a test run makes a tenant per key, so the map must not grow forever. */
 const MAX_TENANTS = 10_000;
-/** Entries per tenant at most: one per replayed idempotency key beyond the three fixed ones. */
+/** Entries per tenant at most: one per replayed idempotency key beyond the fixed kinds. */
 const MAX_ENTRIES = 1_000;
 
 /**

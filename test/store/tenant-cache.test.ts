@@ -96,6 +96,17 @@ const CASES: Record<Kind, Case> = {
       'reset.deleteTenantData': reset,
     },
   },
+  levers: {
+    read: (s) => s.levers.levers(TN),
+    setup: (s) => {
+      register(s);
+      s.levers.setLevers(TN, { reviewExpiry: true, unrecoverableErrorRate: 0.5 });
+    },
+    writers: {
+      'levers.setLevers': { write: (s) => s.levers.setLevers(TN, { reviewExpiry: false, unrecoverableErrorRate: null }) },
+      'reset.deleteTenantData': reset,
+    },
+  },
   idempotency: {
     read: (s) => s.idempotency.find(TN, 'launch', 'k1'),
     setup: (s) => {
