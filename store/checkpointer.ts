@@ -13,7 +13,7 @@ const COMMITS_PER_CHECKPOINT = 64;
  * should the thread fall behind or fail. The thread starts at the first request for a checkpoint, so a
  * server that commits little (most tests, a cold start) never pays for one.
  */
-export function createCheckpointer(path: string) {
+export function createCheckpointer(path: string, script = new URL('./checkpoint-worker.js', import.meta.url)) {
   let worker: Worker | undefined;
   let commits = 0;
   let failed = false;
@@ -24,7 +24,7 @@ export function createCheckpointer(path: string) {
       if (failed) return;
       if (!worker) {
         try {
-          worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path } });
+          worker = new Worker(script, { workerData: { path } });
         } catch {
           // Called after a commit, which must still be answered: without a thread (its file missing,
           // no resources for one), the automatic checkpoint does the work, as before there was one.
