@@ -214,19 +214,22 @@ t.test('at most a few attempts of one tenant are in flight at once', async (t) =
   t.ok(most > 1, `different workloads' attempts overlap (${most} at once)`);
 });
 
-t.test('a redirect is not followed: the 302 fails the attempt and its Location hears nothing', async (t) => {
-  const { s, receiver } = await oneDue(t);
-  const elsewhere = await startReceiver(t);
-  receiver.answer = (_req, res) => {
-    res.statusCode = 302;
-    res.setHeader('location', elsewhere.url);
-    res.end();
-  };
-  t.same(await flush(s), { due: 0, pending: 1 });
-  const [d] = await deliveries(s);
-  t.match(d.attempts[0], { status_code: 302, error: 'the receiver answered 302' });
-  t.equal(d.state, 'pending', 'retried like any other failure');
-  t.equal(elsewhere.received.length, 0, 'the redirect target got nothing');
+t.test('a redirect is not followed: it fails the attempt and its Location hears nothing', async (t) => {
+  // 307 keeps the method and body, so a client that followed it would deliver the event elsewhere.
+  for (const status of [307, 302]) {
+    const { s, receiver } = await oneDue(t);
+    const elsewhere = await startReceiver(t);
+    receiver.answer = (_req, res) => {
+      res.statusCode = status;
+      res.setHeader('location', elsewhere.url);
+      res.end();
+    };
+    t.same(await flush(s), { due: 0, pending: 1 }, `${status}`);
+    const [d] = await deliveries(s);
+    t.match(d.attempts[0], { status_code: status, error: `the receiver answered ${status}` });
+    t.equal(d.state, 'pending', 'retried like any other failure');
+    t.equal(elsewhere.received.length, 0, 'the redirect target got nothing');
+  }
 });
 
 t.test('refused or unreachable receivers fail the attempt, never the server', async (t) => {
