@@ -66,6 +66,11 @@ t.test('invalid values give a one-line reason naming the flag and variable', asy
   }
 });
 
+t.test('--max-import-bytes is bounded at 1 GiB (an upload is held in memory)', async (t) => {
+  t.throws(() => resolveCli(['--max-import-bytes', String(2 ** 30 + 1)], {}), { name: 'ConfigError', message: /^invalid --max-import-bytes \/ NODUS_MOCK_MAX_IMPORT_BYTES: / });
+  t.equal(run(['--max-import-bytes', String(2 ** 30)]).maxImportBytes, 2 ** 30, '1 GiB itself is accepted');
+});
+
 t.test('a negative number gets the option\'s own message, whether or not it is joined with =', async (t) => {
   for (const argv of [['--port', '-1'], ['--port=-1']]) {
     t.throws(() => resolveCli(argv, {}), /^invalid --port \/ PORT: /, argv.join(' '));

@@ -58,6 +58,40 @@ t.test('advance() moves this tenant virtual time and resolves with the new now',
   t.match(err, { status: 400, code: 'invalid_request', message: /POST \/_mock\/clock\/advance: 400/ });
 });
 
+t.test('fault() stores a rule that applies; requests() is the journal newest first, filtered; reset() clears the tenant', async (t) => {
+  const mock = await startMockServer({ clock: 'manual' });
+  t.teardown(() => mock.close());
+  const rule = await mock.fault({ method: 'GET', path: '/v1/me', action: { type: 'error', status: 503, error: 'unavailable' } });
+  t.match(rule, { id: /\S/, method: 'GET', path: '/v1/me', times: 1, after: 0, remaining: 1, applied: 0, source: 'api' }, 'the stored rule, defaults filled in');
+  t.match(rule.action, { type: 'error', status: 503, error: 'unavailable' });
+  const faulted = await get(`${mock.url}/v1/me`, mock.apiKey);
+  t.equal(faulted.status, 503, 'the rule applies');
+  t.equal(faulted.body.error, 'unavailable');
+  t.equal((await get(`${mock.url}/v1/me`, mock.apiKey)).status, 200, 'once, by default');
+  t.equal((await get(`${mock.url}/v1/workloads`, mock.apiKey)).status, 200);
+
+  const all = await mock.requests();
+  t.same(all.map((r) => [r.method, r.path, r.status]), [['GET', '/v1/workloads', 200], ['GET', '/v1/me', 200], ['GET', '/v1/me', 503]], 'newest first');
+  t.equal(all[2].fault_id, rule.id, 'the faulted request names its rule');
+  t.same((await mock.requests({ limit: 1 })).map((r) => r.path), ['/v1/workloads'], 'limit keeps the newest');
+  t.same((await mock.requests({ path: '/v1/me' })).map((r) => r.status), [200, 503], 'path filters');
+  t.same((await mock.requests({ method: 'POST' })), [], 'method filters');
+
+  await mock.fault({ path: '/v1/me', times: 5, action: { type: 'error', status: 500, error: 'internal' } });
+  await mock.advance(60);
+  await mock.reset();
+  t.equal((await get(`${mock.url}/v1/me`, mock.apiKey)).status, 200, 'reset removed the rule');
+  t.same((await get(`${mock.url}/_mock/faults`, mock.apiKey)).body.faults, []);
+  t.same((await mock.requests()).map((r) => r.path), ['/v1/me'], 'and the journal: only what came after it');
+
+  const err = await mock.fault({ path: '/v1/me', action: { type: 'error', status: 200, error: 'fine' } }).catch((e: unknown) => e);
+  t.type(err, MockControlError, 'a refused rule rejects');
+  t.match(err, { status: 400, code: 'invalid_request', message: /POST \/_mock\/faults: 400/ });
+  const badFilter = await mock.requests({ limit: 0 }).catch((e: unknown) => e);
+  t.type(badFilter, MockControlError);
+  t.match(badFilter, { status: 400, code: 'invalid_request' });
+});
+
 t.test('two servers are isolated: own port, own key, own database', async (t) => {
   const [a, b] = await Promise.all([startMockServer({ clock: 'manual' }), startMockServer({ clock: 'manual' })]);
   t.teardown(() => Promise.all([a.close(), b.close()]));

@@ -50,3 +50,22 @@ t.test('clocks are per tenant', async (t) => {
   await s.call('POST', '/_mock/clock/advance', { body: { seconds: 3600 } });
   t.equal((await s.call('GET', '/_mock/clock', { key: other })).body.now, before);
 });
+
+t.test('scale at most 1,000,000 and an advance of at most ten years: beyond either is a 400 envelope', async (t) => {
+  const s = await startServer(t, { clock: 'manual' });
+  const tenYears = 10 * 365 * 24 * 3600;
+  for (const [what, res] of [
+    ['scale 1,000,001', await s.call('PUT', '/_mock/clock', { body: { mode: 'realtime', scale: 1_000_001 } })],
+    ['an advance of ten years and a second', await s.call('POST', '/_mock/clock/advance', { body: { seconds: tenYears + 1 } })],
+  ] as const) {
+    t.equal(res.status, 400, what);
+    t.match(res.body, { error: 'invalid_request', message: /\S/ }, `${what}: the error envelope`);
+  }
+  const before = Date.parse((await s.call('GET', '/_mock/clock')).body.now);
+  const advanced = await s.call('POST', '/_mock/clock/advance', { body: { seconds: tenYears } });
+  t.equal(advanced.status, 200, 'ten years exactly is accepted');
+  t.equal(Date.parse(advanced.body.now) - before, tenYears * 1000);
+  const fastest = await s.call('PUT', '/_mock/clock', { body: { mode: 'realtime', scale: 1_000_000 } });
+  t.equal(fastest.status, 200, 'scale 1,000,000 is accepted');
+  t.equal(fastest.body.scale, 1_000_000);
+});

@@ -272,3 +272,14 @@ t.test('counters live in SQLite and survive a restart', async (t) => {
   t.equal((await s.call('GET', '/v1/me', { key })).status, 503);
   t.equal((await s.call('GET', '/v1/me', { key })).status, 200);
 });
+
+t.test('a body that is not JSON is refused before any rule sees it', async (t) => {
+  const s = await startServer(t);
+  const rule = await addFault(s, { method: 'POST', path: '/v1/rl-runs', action: errorAction(503) });
+  const bad = await s.call('POST', '/v1/rl-runs', { raw: '{"recipe":', headers: { 'content-type': 'application/json' } });
+  t.equal(bad.status, 400, 'the parse error, not the rule\'s 503');
+  t.equal(bad.body.error, 'invalid_json');
+  t.match((await s.call('GET', '/_mock/faults')).body.faults, [{ id: rule.id, seen: 0, applied: 0, remaining: 1 }], 'the rule did not count it');
+  t.equal((await s.call('POST', '/v1/rl-runs', { body: await launchBody(s) })).status, 503, 'the rule is live: the next JSON request gets it');
+  t.match((await s.call('GET', '/_mock/faults')).body.faults, [{ id: rule.id, seen: 1, applied: 1, remaining: 0 }]);
+});

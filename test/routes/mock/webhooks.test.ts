@@ -152,6 +152,36 @@ t.test('fault rules act on the mock\'s own deliveries', async (t) => {
   t.same(faults.map((f: any) => f.applied), [1, 1, 1]);
 });
 
+t.test('a redelivered delivery that fails again starts the retry schedule afresh', async (t) => {
+  const { s, receiver } = await oneDue(t);
+  receiver.answer = failing(503);
+  await flush(s);
+  for (const ms of RETRY_AFTER_MS) {
+    await advance(s, ms / 1000);
+    await flush(s);
+  }
+  const [failed] = await deliveries(s);
+  t.equal(failed.state, 'failed');
+
+  t.equal((await s.call('POST', `/_mock/webhooks/deliveries/${failed.id}/redeliver`)).status, 200);
+  await flush(s);
+  let [d] = await deliveries(s, `?workload_id=${failed.workload_id}&limit=1`);
+  t.equal(d.state, 'pending', 'a failure after redelivery is retried, not failed at once');
+  const seventh = d.attempts[RETRY_AFTER_MS.length + 1];
+  t.equal(Date.parse(seventh.next_retry_at) - Date.parse(seventh.at), RETRY_AFTER_MS[0], 'the first step again: a virtual minute');
+  for (const ms of RETRY_AFTER_MS) {
+    await advance(s, ms / 1000);
+    await flush(s);
+  }
+  [d] = await deliveries(s, `?workload_id=${failed.workload_id}&limit=1`);
+  t.equal(d.state, 'failed');
+  t.same(
+    d.attempts.slice(RETRY_AFTER_MS.length + 1).map((a: any) => (a.next_retry_at === null ? null : Date.parse(a.next_retry_at) - Date.parse(a.at))),
+    [...RETRY_AFTER_MS, null],
+    'six more attempts on the whole schedule',
+  );
+});
+
 t.test('a receiver that never answers holds one attempt until the timeout, not the server', async (t) => {
   const { s, receiver } = await oneDue(t, { webhookTimeoutMs: 500 });
   receiver.answer = () => undefined;
@@ -180,6 +210,26 @@ t.test('at most a few attempts of one tenant are in flight at once', async (t) =
   t.same(await flush(s), { due: 0, pending: 0 });
   t.equal(receiver.received.length, MAX_IN_FLIGHT_PER_TENANT + 3, 'every run\'s accepted arrived');
   t.ok(most <= MAX_IN_FLIGHT_PER_TENANT, `${most} at once`);
+  // docs/webhooks.md: different workloads go side by side, so a limit of one would break the promise.
+  t.ok(most > 1, `different workloads' attempts overlap (${most} at once)`);
+});
+
+t.test('a redirect is not followed: it fails the attempt and its Location hears nothing', async (t) => {
+  // 307 keeps the method and body, so a client that followed it would deliver the event elsewhere.
+  for (const status of [307, 302]) {
+    const { s, receiver } = await oneDue(t);
+    const elsewhere = await startReceiver(t);
+    receiver.answer = (_req, res) => {
+      res.statusCode = status;
+      res.setHeader('location', elsewhere.url);
+      res.end();
+    };
+    t.same(await flush(s), { due: 0, pending: 1 }, `${status}`);
+    const [d] = await deliveries(s);
+    t.match(d.attempts[0], { status_code: status, error: `the receiver answered ${status}` });
+    t.equal(d.state, 'pending', 'retried like any other failure');
+    t.equal(elsewhere.received.length, 0, 'the redirect target got nothing');
+  }
 });
 
 t.test('refused or unreachable receivers fail the attempt, never the server', async (t) => {
@@ -204,6 +254,10 @@ t.test('the list filters by workload and state; reset empties it', async (t) => 
   t.same(await deliveries(s, '?state=failed'), []);
   t.same((await deliveries(s, '?limit=1')).map((d: any) => d.workload_id), [workload], 'oldest first');
   t.equal((await s.call('GET', '/_mock/webhooks/deliveries?limit=0')).status, 400);
+  const tooMany = await s.call('GET', '/_mock/webhooks/deliveries?limit=1001');
+  t.equal(tooMany.status, 400, 'at most 1000');
+  t.equal(tooMany.body.error, 'invalid_request');
+  t.equal((await s.call('GET', '/_mock/webhooks/deliveries?limit=1000')).status, 200, 'the limit itself is accepted');
   t.equal((await s.call('GET', '/_mock/webhooks/deliveries?state=lost')).status, 400);
   t.ok(other.id);
 

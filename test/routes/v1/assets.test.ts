@@ -131,6 +131,20 @@ t.test('bad uploads are 400s in the envelope and store nothing', async (t) => {
   t.equal(s.store.db.prepare('SELECT count(*) AS n FROM asset_contents').pluck().get(), 0);
 });
 
+t.test('a name is at most 255 bytes of UTF-8, not 255 characters', async (t) => {
+  const s = await startServer(t);
+  const tooLong = 'é'.repeat(128);
+  t.equal(Buffer.byteLength(tooLong), 256);
+  const refused = await upload(s, 'x', tooLong);
+  t.equal(refused.status, 400, '128 characters, 256 bytes');
+  t.match(refused.body, { error: 'invalid_name', message: /\S/ });
+  const longest = `${'é'.repeat(127)}x`;
+  t.equal(Buffer.byteLength(longest), 255);
+  const accepted = await upload(s, 'x', longest);
+  t.equal(accepted.status, 201, '255 bytes');
+  t.equal(accepted.body.name, longest, 'kept as sent');
+});
+
 t.test('an upload past the limit is refused as it streams, and nothing past the limit is kept', async (t) => {
   const s = await startServer(t, { maxImportBytes: 100_000 });
   let sent = 0;
