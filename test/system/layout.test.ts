@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import t from 'tap';
 import { packageRoot } from '../../server/boot/package-info.js';
@@ -57,13 +58,18 @@ t.test('docs the code points to exist: pages of docs/, never the design notes ou
 });
 
 t.test('the quick start describes the line npm test ends with, skipped tests included', async (t) => {
-  // The runner itself, on a file with one passing and one skipped test, outside the suite's tap.
-  const dir = mkdtempSync(join(packageRoot(), '.runner-fixture-'));
+  // The runner itself, on a file with one passing and one skipped test, in a project folder of its
+  // own: tap keeps its state (coverage too) under the project it runs in, and this run's must not
+  // touch the suite's.
+  const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-runner-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'fixture.test.mjs');
-  writeFileSync(file, "import t from 'tap';\nt.pass('runs');\nt.test('skipped', { skip: 'on purpose' }, async () => {});\n");
+  mkdirSync(join(dir, 'scripts'));
+  copyFileSync(join(packageRoot(), 'scripts', 'test.mjs'), join(dir, 'scripts', 'test.mjs'));
+  symlinkSync(join(packageRoot(), 'node_modules'), join(dir, 'node_modules'));
+  writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n');
+  writeFileSync(join(dir, 'fixture.test.mjs'), "import t from 'tap';\nt.pass('runs');\nt.test('skipped', { skip: 'on purpose' }, async () => {});\n");
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TAP')));
-  const run = spawnSync(process.execPath, [join(packageRoot(), 'scripts', 'test.mjs'), file], { cwd: packageRoot(), env, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['scripts/test.mjs', 'fixture.test.mjs'], { cwd: dir, env, encoding: 'utf8' });
   const last = run.stdout.trimEnd().split('\n').pop();
   t.equal(last, '1 passed, 0 failed, 1 skipped', 'what scripts/test.mjs prints last');
   // The README's wording, with N for each number, is that line.
