@@ -6,7 +6,6 @@ import { openStore, type Store } from '../store/index.js';
 import auth from './http/auth.js';
 import { loadCatalog, type Catalog } from './domain/catalog/index.js';
 import type { Config } from './config.js';
-import { CURSOR_SECRET } from './domain/evidence/cursors.js';
 import docs from './http/docs.js';
 import { ApiError } from './domain/errors.js';
 import errorHandler, { sendApiError } from './http/error-handler.js';
@@ -18,7 +17,6 @@ import { committedDocument, describeRoutes } from './http/openapi-document.js';
 import { createLogger } from './logger.js';
 import requestLog, { requestId } from './http/request-log.js';
 import { syncHook } from './http/sync-hook.js';
-import { REVIEW_SECRET } from './domain/launches/review-token.js';
 import { loadScenario } from './domain/control/scenarios.js';
 import healthRoutes from '../routes/health.js';
 import mockRoutes from '../routes/mock/index.js';
@@ -94,9 +92,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schemaController: zodCompilers,
   });
   if (!options.store) app.addHook('onClose', async () => store.close());
-  // Created here, outside any transaction, so the settings store can cache them: the launch and
-  // RL event routes read them inside their transactions, where it could not (store/settings.ts).
-  for (const name of [REVIEW_SECRET, CURSOR_SECRET]) store.settings.secret(name);
 
   const services = createServices({ config, store, catalog, wallNow: options.wallNow });
   app.decorate('services', services);
@@ -107,6 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config);
 
   app.decorateRequest('rawBody', null);
+  app.decorateRequest('replayed', false);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     request.rawBody = body as string;

@@ -47,8 +47,8 @@ export function createAdmissionStore(db: Db, cache: TenantCache) {
   );
   return {
     /** The tenant's overrides by recipe id. */
-    overrides(tenantId: string): ReadonlyMap<string, RecipeOverride> {
-      return cache.read(tenantId, 'overrides', () => new Map(overrides.all(tenantId).map((row) => [row.recipe_id, toOverride(row)])));
+    overrides(tenantId: string): Readonly<Record<string, RecipeOverride | undefined>> {
+      return cache.read(tenantId, 'overrides', () => Object.assign(Object.create(null) as Record<string, RecipeOverride>, Object.fromEntries(overrides.all(tenantId).map((row) => [row.recipe_id, toOverride(row)]))));
     },
     setOverride(tenantId: string, recipeId: string, o: RecipeOverride): void {
       setOverride.run(tenantId, recipeId, o.available ? 1 : 0, o.unavailableReason);

@@ -1,24 +1,23 @@
 import type { Db } from './db.js';
 import { idempotencyEntry, type TenantCache } from './tenant-cache.js';
 
+/** A keyed admission: what made the request "the same", and the workload it admitted. */
 interface IdempotencyRecord {
   fingerprint: string;
-  status: number;
-  body: string;
-  workloadId: string | null;
+  workloadId: string;
   createdAtMs: number;
   expiresAtMs: number;
 }
 
 export function createIdempotencyStore(db: Db, cache: TenantCache) {
   const find = db.prepare<[string, string, string], IdempotencyRecord>(
-    `SELECT fingerprint, status, body, workload_id AS workloadId, created_at_ms AS createdAtMs, expires_at_ms AS expiresAtMs
+    `SELECT fingerprint, workload_id AS workloadId, created_at_ms AS createdAtMs, expires_at_ms AS expiresAtMs
      FROM idempotency_keys WHERE tenant_id = ? AND scope = ? AND key = ?`,
   );
   const save = db.prepare(
     `INSERT OR REPLACE INTO idempotency_keys
-       (tenant_id, scope, key, fingerprint, status, body, workload_id, created_at_ms, expires_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       (tenant_id, scope, key, fingerprint, workload_id, created_at_ms, expires_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
   return {
     find(tenantId: string, scope: string, key: string): IdempotencyRecord | undefined {
@@ -26,7 +25,7 @@ export function createIdempotencyStore(db: Db, cache: TenantCache) {
     },
     /** Replaces an expired record under the same key. */
     save(tenantId: string, scope: string, key: string, r: IdempotencyRecord): void {
-      save.run(tenantId, scope, key, r.fingerprint, r.status, r.body, r.workloadId, r.createdAtMs, r.expiresAtMs);
+      save.run(tenantId, scope, key, r.fingerprint, r.workloadId, r.createdAtMs, r.expiresAtMs);
     },
   };
 }

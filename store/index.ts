@@ -27,6 +27,12 @@ interface QueuedWrite {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
+/**
+ * Work that rides along every group commit, after its writes. It may answer how to put back what
+ * it took: called when the group's transaction fails, so nothing it wrote is lost with the rollback.
+ */
+export type Rider = () => (() => void) | void;
+
 function createStore(db: Db) {
   // One transaction function for every write: better-sqlite3 builds four wrappers and defines
   // their properties each time db.transaction() is called, which showed in request profiles.
@@ -37,11 +43,12 @@ function createStore(db: Db) {
   const checkpointer = db.memory ? undefined : createCheckpointer(db.name);
 
   let queued: QueuedWrite[] = [];
-  const riders: (() => void)[] = [];
+  const riders: Rider[] = [];
   const commitQueued = () => {
     const writes = queued;
     queued = [];
     const outcomes: Outcome[] = [];
+    const putBack: (() => void)[] = [];
     try {
       inTransaction.immediate(() => {
         for (const { fn } of writes) {
@@ -51,9 +58,13 @@ function createStore(db: Db) {
             outcomes.push({ ok: false, err });
           }
         }
-        for (const ride of riders) ride();
+        for (const ride of riders) {
+          const back = ride();
+          if (back) putBack.push(back);
+        }
       });
     } catch {
+      for (const back of putBack) back();
       // The commit itself failed, so none of these was stored: each gets a transaction of its own.
       for (const { fn, resolve, reject } of writes) {
         try {
@@ -108,7 +119,7 @@ function createStore(db: Db) {
       });
     },
     /** fn runs inside every group commit, after the queued writes; it must handle its own errors. */
-    onGroupCommit(fn: () => void): void {
+    onGroupCommit(fn: Rider): void {
       riders.push(fn);
     },
     /** The readiness probe: throws when the database does not answer. */

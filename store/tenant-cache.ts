@@ -29,6 +29,13 @@ const MAX_TENANTS = 10_000;
 /** Entries per tenant at most: one per replayed idempotency key beyond the fixed kinds. */
 const MAX_ENTRIES = 1_000;
 
+/** Plain objects and arrays, frozen all the way down: a cached value is shared by every reader. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return Object.freeze(value);
+}
+
 /**
  * The TEMP triggers of one kind's table. `row` (NEW or OLD) names the entry a row feeds; an UPDATE
  * forgets the one it fed, and one that changes the naming columns also the one it feeds now.
@@ -68,7 +75,8 @@ function triggers(kind: Kind): string {
  * connection, not in the file: a tool opening the file without this function is not affected.
  *
  * The server is the only writer of its file (one process over one SQLite file), so no other
- * change can go unseen. Cached values are shared: callers must not mutate them.
+ * change can go unseen. Cached values are shared, so they are frozen: a caller that tried to
+ * change one would throw rather than change every later reader's answer.
  */
 export function createTenantCache(db: Db) {
   const tenants = new Map<string, Map<CachedRows, unknown>>();
@@ -80,7 +88,7 @@ export function createTenantCache(db: Db) {
     read<T>(tenantId: string, rows: CachedRows, load: () => T): T {
       let entries = tenants.get(tenantId);
       if (entries?.has(rows)) return entries.get(rows) as T;
-      const value = load();
+      const value = deepFreeze(load());
       if (value === undefined || db.inTransaction) return value;
       if (!entries || entries.size >= MAX_ENTRIES) {
         if (tenants.size >= MAX_TENANTS) tenants.clear();

@@ -5,8 +5,9 @@ import { Asset, AssetImportRequest, AssetList } from '../../openapi/assets.js';
 import { BinaryBody, errorResponses } from '../../openapi/common.js';
 import { AssetParams } from '../../openapi/params.js';
 import { UploadCollector, uploadTooLarge, type ReceivedUpload } from '../../server/domain/assets/upload.js';
+import type { ImportOutcome } from '../../server/domain/assets/service.js';
 import { ApiError } from '../../server/domain/errors.js';
-import { REPLAY_HEADER } from '../../server/http/idempotency.js';
+import { markReplayed } from '../../server/http/idempotency.js';
 import { assetListView, assetView } from '../../server/http/views/asset.js';
 
 const UploadQuery = z.object({
@@ -89,10 +90,13 @@ const uploadRoute: FastifyPluginAsyncZod = async (app) => {
       key: request.headers['idempotency-key'],
       claimedSha256: request.headers['x-nodus-sha256'],
     });
-    if (replayed) reply.header(REPLAY_HEADER, 'true');
+    if (replayed) markReplayed(reply);
     return reply.code(201).send(assetView(asset));
   });
 };
+
+/** 201 ready at once, 202 while a query export runs on the tenant's clock, 200 for an earlier export reused. */
+const IMPORT_STATUS = { ready: 201, importing: 202, reused: 200 } as const satisfies Record<ImportOutcome, number>;
 
 export default (async function assetRoutes(app) {
   const { assets } = app.services;
@@ -118,8 +122,8 @@ export default (async function assetRoutes(app) {
     },
     config: { validationCodes: { body: 'invalid_import' } },
   }, async (request, reply) => {
-    const { status, asset } = assets.import(request.tenant.id, request.body);
-    return reply.code(status).send(assetView(asset));
+    const { outcome, asset } = assets.import(request.tenant.id, request.body);
+    return reply.code(IMPORT_STATUS[outcome]).send(assetView(asset));
   });
 
   app.get('/assets/:id', {

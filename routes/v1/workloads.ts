@@ -5,7 +5,7 @@ import { WorkloadParams } from '../../openapi/params.js';
 import { SubmitResult, Workload, WorkloadEvent, WorkloadListItem, WorkloadPayload } from '../../openapi/workloads.js';
 import { isoTime } from '../../server/domain/clock.js';
 import { answerIdempotently, keyBeforeBody, requireIdempotencyKey } from '../../server/http/idempotency.js';
-import { listItemView, workloadView } from '../../server/domain/workloads/view.js';
+import { listItemView } from '../../server/domain/workloads/view.js';
 import { refuseClientRecipe } from '../../server/domain/launches/custom-runs.js';
 import { syncHook } from '../../server/http/sync-hook.js';
 
@@ -84,7 +84,7 @@ export default (async function workloadRoutes(app) {
       params: WorkloadParams,
       response: { 200: Workload, ...errorResponses(400, 404) },
     },
-  }, async (request) => workloads.read(request.tenant.id, request.params.id, workloadView));
+  }, async (request) => workloads.describe(request.tenant.id, request.params.id));
 
   app.post('/workloads/:id/cancel', {
     schema: {

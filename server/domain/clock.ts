@@ -30,37 +30,35 @@ export class VirtualClock {
     return this.view(tenantId).nowMs;
   }
 
+  /* The changes below write the tenant's clock in the caller's transaction (a unit of work's). */
+
   set(tenantId: string, mode: ClockMode, scale?: number): ClockView {
-    return this.store.write(() => {
-      const row = this.store.tenants.clock(tenantId);
-      const wall = this.wallNow();
-      const current = this.compute(row, wall);
-      this.store.tenants.setClock(tenantId, {
-        mode,
-        scale: scale ?? row.scale,
-        anchorWallMs: wall,
-        anchorVirtualMs: current.nowMs,
-      });
-      return this.view(tenantId);
+    const row = this.store.tenants.clock(tenantId);
+    const wall = this.wallNow();
+    const current = this.compute(row, wall);
+    this.store.tenants.setClock(tenantId, {
+      mode,
+      scale: scale ?? row.scale,
+      anchorWallMs: wall,
+      anchorVirtualMs: current.nowMs,
     });
+    return this.view(tenantId);
   }
 
   advance(tenantId: string, seconds: number): ClockView {
-    return this.store.write(() => {
-      const row = this.store.tenants.clock(tenantId);
-      const wall = this.wallNow();
-      const current = this.compute(row, wall);
-      this.store.tenants.setClock(tenantId, {
-        ...row,
-        anchorWallMs: wall,
-        anchorVirtualMs: current.nowMs + Math.round(seconds * 1000),
-      });
-      return this.view(tenantId);
+    const row = this.store.tenants.clock(tenantId);
+    const wall = this.wallNow();
+    const current = this.compute(row, wall);
+    this.store.tenants.setClock(tenantId, {
+      ...row,
+      anchorWallMs: wall,
+      anchorVirtualMs: current.nowMs + Math.round(seconds * 1000),
     });
+    return this.view(tenantId);
   }
 
   /** Back to the configured mode and scale, keeping the current virtual time. */
-  resetToDefaults(tenantId: string): void {
+  resetToDefaults(tenantId: string): ClockView {
     const row = this.store.tenants.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
@@ -70,6 +68,7 @@ export class VirtualClock {
       anchorWallMs: wall,
       anchorVirtualMs: current.nowMs,
     });
+    return this.view(tenantId);
   }
 
   private compute(row: ClockRow, wall: number): ClockView {

@@ -2,6 +2,8 @@ import type { Store } from '../../store/index.js';
 import type { Config } from '../config.js';
 import type { Catalog } from './catalog/index.js';
 import type { VirtualClock } from './clock.js';
+import type { UnitsOfWork } from './unit-of-work.js';
+import type { OutputCache } from './workloads/outputs.js';
 import type { Materialiser } from './workloads/materialise.js';
 
 /** What every domain operation works with; built once by createServices (services.ts). */
@@ -11,4 +13,8 @@ export interface DomainContext {
   readonly clock: VirtualClock;
   readonly catalog: Catalog;
   readonly materialiser: Materialiser;
+  /** The one way into a tenant's state at its now: one transaction per operation. */
+  readonly units: UnitsOfWork;
+  /** What completed workloads published, by workload id; derived, so safe to forget. */
+  readonly outputs: OutputCache;
 }

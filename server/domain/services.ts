@@ -8,9 +8,10 @@ import type { DomainContext } from './context.js';
 import { createControlService } from './control/service.js';
 import { createEvidenceService } from './evidence/service.js';
 import { createLaunchService } from './launches/service.js';
-import { enqueueStatusChanges } from './webhooks/outbox.js';
 import { createWebhookService } from './webhooks/service.js';
+import { createUnitsOfWork } from './unit-of-work.js';
 import { Materialiser } from './workloads/materialise.js';
+import { createOutputCache } from './workloads/outputs.js';
 import { createWorkloadService } from './workloads/service.js';
 
 interface ServiceOptions {
@@ -22,18 +23,22 @@ interface ServiceOptions {
 }
 
 /**
- * Every domain service, built once over one store, clock and catalog. Services own their
- * transactions: a route calls one method and presents what it answers. Nothing here knows HTTP,
+ * Every domain service, built once over one store, clock and catalog. Each service method is one
+ * unit of work (unit-of-work.ts): a route calls one method and presents what it answers. Nothing here knows HTTP,
  * so domain tests build this over `:memory:` without a server.
  */
 export function createServices(options: ServiceOptions) {
   const { config, store, catalog } = options;
+  const clock = new VirtualClock(store, config, options.wallNow);
+  const materialiser = new Materialiser({ store, config });
   const context: DomainContext = {
     config,
     store,
     catalog,
-    clock: new VirtualClock(store, config, options.wallNow),
-    materialiser: new Materialiser({ store, config, onStatusChanges: (row, run, items) => enqueueStatusChanges(store, row, run, items) }),
+    clock,
+    materialiser,
+    units: createUnitsOfWork({ store, clock, materialiser }),
+    outputs: createOutputCache(),
   };
   return {
     context,

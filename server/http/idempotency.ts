@@ -7,7 +7,13 @@ import { syncHook } from './sync-hook.js';
 /** The contract's bounds (1–256) and the SDK's own rule: printable ASCII, no spaces. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
 
-export const REPLAY_HEADER = 'idempotent-replayed';
+const REPLAY_HEADER = 'idempotent-replayed';
+
+/** The answer is an earlier request's: the client reads the header, the journal the flag. */
+export function markReplayed(reply: FastifyReply): void {
+  reply.request.replayed = true;
+  reply.header(REPLAY_HEADER, 'true');
+}
 
 export function requireIdempotencyKey(request: FastifyRequest): string {
   const key = request.headers['idempotency-key'];
@@ -26,11 +32,12 @@ export const keyBeforeBody = syncHook((request) => {
 });
 
 /**
- * Answers a keyed creation: the key from its header, the stored answer replayed (and marked) or
- * the new one, sent as the JSON text that was stored (launches/idempotency.ts).
+ * Answers a keyed admission with 202 Accepted: the earlier answer replayed (and marked) or the
+ * new one. Encoded here rather than by the route's serializer: the result is four plain fields,
+ * and a launch's whole answer path showed in its profile.
  */
 export async function answerIdempotently(reply: FastifyReply, answer: Promise<IdempotentAnswer>): Promise<FastifyReply> {
-  const { replayed, status, body } = await answer;
-  if (replayed) reply.header(REPLAY_HEADER, 'true');
-  return sendEncodedJson(reply, status, body);
+  const { replayed, submitted } = await answer;
+  if (replayed) markReplayed(reply);
+  return sendEncodedJson(reply, 202, JSON.stringify(submitted));
 }

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JournalRecord, NewJournalRow } from '../../store/journal.js';
-import { REPLAY_HEADER } from './idempotency.js';
 import { syncHook } from './sync-hook.js';
 
 export const JOURNAL_BODY_LIMIT_BYTES = 16 * 1024;
@@ -64,7 +63,7 @@ function journalRow(request: FastifyRequest, reply: FastifyReply, atMs: number, 
     status: unanswered ? null : reply.statusCode,
     requestId: request.id,
     idempotencyKey: typeof key === 'string' ? key.slice(0, KEY_LIMIT_CHARS) : null,
-    replayed: reply.getHeader(REPLAY_HEADER) === 'true',
+    replayed: request.replayed,
     fault: fault?.type ?? null,
     faultId: fault?.id ?? null,
     body: kept ? kept.text : null,
@@ -97,17 +96,26 @@ export default fp(async function journal(app) {
   const { control } = app.services;
   let pending: JournalRecord[] = [];
   let timer: NodeJS.Timeout | undefined;
-  const flush = () => {
+  const take = (): JournalRecord[] | undefined => {
     clearTimeout(timer);
     timer = undefined;
-    if (pending.length === 0) return;
+    if (pending.length === 0) return undefined;
     const entries = pending;
     pending = [];
+    return entries;
+  };
+  const write = (entries: JournalRecord[]): boolean => {
     try {
       control.appendJournal(entries);
+      return true;
     } catch (err) {
       app.log.error({ err, requests: entries.map((e) => e.row.requestId) }, 'request journal: could not record these requests');
+      return false;
     }
+  };
+  const flush = () => {
+    const entries = take();
+    if (entries) write(entries);
   };
   const record = (entry: JournalRecord) => {
     const waiting = pending.push(entry);
@@ -115,7 +123,18 @@ export default fp(async function journal(app) {
     else if (waiting === 1) timer = setTimeout(flush, FLUSH_AFTER_MS);
   };
 
-  control.alongGroupCommits(flush);
+  // Riding a group commit, the rows are lost with it if its transaction fails: they go back to
+  // the front of the queue, and the timer writes them on their own.
+  control.alongGroupCommits(() => {
+    const entries = take();
+    if (!entries || !write(entries)) return;
+    return () => {
+      app.log.warn({ requests: entries.map((e) => e.row.requestId) }, 'request journal: the group commit these rode along failed; queued again');
+      pending = entries.concat(pending);
+      clearTimeout(timer);
+      timer = setTimeout(flush, FLUSH_AFTER_MS);
+    };
+  });
   app.addHook('onClose', async () => flush());
   const recordRequest = syncHook((request, reply) => {
     const tenantId = request.tenant.id;

@@ -26,6 +26,8 @@ declare module 'fastify' {
     rawBody: string | null;
     /** What arrived of an asset upload, which the journal records instead of its bytes (routes/v1/assets.ts). */
     upload: { bytes: number; sha256: string | null } | null;
+    /** Whether the answer is an earlier request's, replayed under its Idempotency-Key (the journal records it). */
+    replayed: boolean;
   }
   interface FastifyContextConfig {
     /**

@@ -36,7 +36,7 @@ export const customPayload = (extra: Record<string, unknown> = {}) =>
 /** Submits a custom workload under a fresh Idempotency-Key; its id. */
 export async function submit(services: Services, tenantId: string, extra: Record<string, unknown> = {}): Promise<string> {
   const answer = await services.workloads.submit(tenantId, `key-${Math.random().toString(36).slice(2)}`, customPayload(extra));
-  return (JSON.parse(answer.body) as { id: string }).id;
+  return answer.submitted.id;
 }
 
 /** The ApiError `fn` throws, as `{status, code}`, or undefined when it throws none. */

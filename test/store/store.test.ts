@@ -4,6 +4,7 @@ import t from 'tap';
 import Database from 'better-sqlite3';
 import { openDatabase, schemaVersion } from '../../store/db.js';
 import { MIGRATIONS } from '../../store/migrations/index.js';
+import { SECRET_NAMES } from '../../store/settings.js';
 import { openStore } from '../../store/index.js';
 import { tempDbPath } from '../helpers/server.js';
 
@@ -23,12 +24,21 @@ t.test('pragmas and recorded migrations', async (t) => {
 t.test('reopening applies nothing twice and keeps data', async (t) => {
   const path = tempDbPath(t);
   const first = openStore(path);
-  const secret = first.settings.secret('review');
+  const secret = first.settings.secret('review-token');
   first.close();
   const second = openStore(path);
   t.teardown(() => second.close());
-  t.same(second.settings.secret('review'), secret, 'the secret survives a restart');
+  t.same(second.settings.secret('review-token'), secret, 'the secret survives a restart');
   t.equal((second.db.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number }).n, MIGRATIONS.length);
+});
+
+t.test('every server secret exists once the store is open, before any request asks for one', async (t) => {
+  const store = openStore(tempDbPath(t));
+  t.teardown(() => store.close());
+  const names = store.db.prepare('SELECT name FROM server_settings ORDER BY name').pluck().all();
+  t.same(names, [...SECRET_NAMES].sort());
+  t.equal(store.settings.secret('cursor').length, 32);
+  t.notSame(store.settings.secret('cursor'), store.settings.secret('log-cursor'), 'each its own');
 });
 
 t.test('refuses a database from a newer schema', async (t) => {
@@ -60,7 +70,9 @@ t.test('writes queued in one turn commit together; one that throws undoes only i
   const names = () => store.db.prepare('SELECT name FROM server_settings ORDER BY name').pluck().all();
   const before = names();
   let commits = 0;
-  store.onGroupCommit(() => commits++);
+  store.onGroupCommit(() => {
+    commits++;
+  });
   const outcomes = await Promise.allSettled([
     store.writeTogether(() => insert.run('a', '1').changes),
     store.writeTogether(() => {

@@ -43,7 +43,7 @@ interface Case {
 const register = (s: Store) => s.tenants.register(KEY.hash, KEY.id, TN, 1_000);
 const fault = (s: Store, id: string, source: 'api' | 'scenario') =>
   s.faults.insert({ id, tenantId: TN, method: null, path: '/v1/rl-runs', times: 2, after: 0, action: '{}', source, createdAtMs: 1 });
-const record = (body: string) => ({ fingerprint: 'f', status: 201, body, workloadId: null, createdAtMs: 1, expiresAtMs: 2 });
+const record = (workloadId: string) => ({ fingerprint: 'f', workloadId, createdAtMs: 1, expiresAtMs: 2 });
 const reset = { write: (s: Store) => s.reset.deleteTenantData(TN) };
 
 const CASES: Record<Kind, Case> = {
@@ -177,6 +177,29 @@ for (const [kind, c] of Object.entries(CASES) as [Kind, Case][]) {
       t.same(committed(path, c.read), before, 'which is what is committed');
     });
   }
+}
+
+/** Tries to change `value` at its first level and one level down; answers the paths it could change. */
+function mutable(value: unknown, path = 'value', depth = 0): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const changed: string[] = [];
+  try {
+    (value as Record<string, unknown>).__changed = true;
+    if ((value as Record<string, unknown>).__changed) changed.push(path);
+  } catch {
+    // Frozen: the assignment throws in strict code, which is what a cached value must do.
+  }
+  if (depth < 2) for (const [k, inner] of Object.entries(value)) changed.push(...mutable(inner, `${path}.${k}`, depth + 1));
+  return changed;
+}
+
+for (const [kind, c] of Object.entries(CASES) as [Kind, Case][]) {
+  t.test(`${kind}: a cached value cannot be changed by a reader`, async (t) => {
+    const { store, before } = cachedStore(t, c.read, c.setup);
+    if (!('value' in before)) return t.pass('nothing is cached for a read that throws');
+    t.same(mutable(c.read(store)), [], 'frozen, with everything in it');
+    t.same(attempt(() => c.read(store)), before, 'and every later reader gets what was read');
+  });
 }
 
 t.test('a write of one group commit that throws leaves the committed row served', async (t) => {

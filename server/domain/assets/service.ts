@@ -28,6 +28,9 @@ export interface Upload extends ReceivedUpload {
   claimedSha256: string | undefined;
 }
 
+/** What an import did: stored it ready, started a query export, or reused an earlier export. */
+export type ImportOutcome = 'ready' | 'importing' | 'reused';
+
 export interface AssetListing {
   assets: AssetAt[];
   storedBytes: number;
@@ -36,7 +39,7 @@ export interface AssetListing {
 
 /** Uploads, imports, reads and deletes of a tenant's assets, each one transaction. */
 export function createAssetService(deps: DomainContext) {
-  const { store, clock, config, materialiser } = deps;
+  const { store, clock, config, units } = deps;
 
   /** The tenant's asset, or 404: a malformed id, a missing one and another tenant's read the same. */
   function find(tenantId: string, id: string): AssetRow {
@@ -110,8 +113,7 @@ export function createAssetService(deps: DomainContext) {
       const files: ArchiveEntry[] | null = archive
         ? await listArchive(archive, upload.data, name, MAX_EXPANSION * config.maxImportBytes)
         : null;
-      return store.write(() => {
-        const nowMs = clock.nowMs(tenantId);
+      return units.atNow(tenantId, ({ nowMs }) => {
         // A duplicate that committed while this one was being read.
         const raced = key === undefined ? undefined : store.assets.byKey(tenantId, key);
         if (raced) return { replayed: true, asset: assetAt(replay(raced, upload, name), nowMs) };
@@ -135,29 +137,28 @@ export function createAssetService(deps: DomainContext) {
     },
 
     /**
-     * POST /v1/assets/import: 201 ready at once, 202 for a database query (ready on the tenant's
-     * virtual clock), 200 for an earlier export reused.
+     * POST /v1/assets/import: ready at once, importing for a database query (ready on the tenant's
+     * virtual clock), or an earlier export of the same query reused.
      */
-    import(tenantId: string, body: AssetImportRequest): { status: 200 | 201 | 202; asset: AssetAt } {
+    import(tenantId: string, body: AssetImportRequest): { outcome: ImportOutcome; asset: AssetAt } {
       const plan = planImport(body);
-      return store.write(() => {
-        const nowMs = clock.nowMs(tenantId);
+      return units.atNow(tenantId, ({ nowMs }) => {
         if (plan.query?.reuse) {
           const earlier = store.assets.reusable(tenantId, plan.query.hash, nowMs);
-          if (earlier) return { status: 200 as const, asset: assetAt(earlier, nowMs) };
+          if (earlier) return { outcome: 'reused' as const, asset: assetAt(earlier, nowMs) };
         }
         const content = standInContent(plan);
         admit(tenantId, content.length, nowMs);
         const row = importRow(tenantId, plan, content, nowMs);
         store.assets.insert(row, content);
-        return { status: plan.query ? 202 as const : 201 as const, asset: assetAt(row, nowMs) };
+        return { outcome: plan.query ? 'importing' as const : 'ready' as const, asset: assetAt(row, nowMs) };
       });
     },
 
     /** 409 asset_in_use while it is importing or an active workload names it; deleting twice is harmless. */
     delete(tenantId: string, id: string): void {
-      store.write(() => {
-        const nowMs = clock.nowMs(tenantId);
+      units.atNow(tenantId, (unit) => {
+        const { nowMs } = unit;
         const asset = assetAt(find(tenantId, id), nowMs);
         if (asset.state === 'deleted') return;
         if (asset.state === 'importing') throw conflict('asset_in_use', `asset ${id} is still importing; delete it once it is ready or failed`);
@@ -165,7 +166,7 @@ export function createAssetService(deps: DomainContext) {
           if (isTerminal(holder.status)) continue;
           const row = store.workloads.get(tenantId, holder.id);
           // Materialised first: a workload that ended in virtual time no longer holds it.
-          if (row && !isTerminal(materialiser.materialise(row, nowMs).status)) {
+          if (row && !isTerminal(unit.materialise(row).status)) {
             throw conflict('asset_in_use', `asset ${id} is used by workload ${holder.id}, which has not ended; delete the asset after it completes, fails or is cancelled`);
           }
         }
@@ -187,8 +188,7 @@ export function createAssetService(deps: DomainContext) {
 
     /** For the control API: an import in progress ends as failed, with a value-free error text. */
     fail(tenantId: string, id: string, error: string | undefined): AssetAt {
-      return store.write(() => {
-        const nowMs = clock.nowMs(tenantId);
+      return units.atNow(tenantId, ({ nowMs }) => {
         const asset = assetAt(find(tenantId, id), nowMs);
         if (asset.state !== 'importing') {
           throw conflict('invalid_asset_state', `asset ${id} is ${asset.state}; only an import in progress can be failed`);

@@ -70,7 +70,7 @@ export function takeFault(deps: DomainContext, tenantId: string, method: string,
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
   if (!live.some((rule) => ruleMatches(rule, method, path))) return undefined;
-  return deps.store.write(() => {
+  return deps.units.atNow(tenantId, () => {
     const matching = deps.store.faults.live(tenantId).filter((rule) => ruleMatches(rule, method, path));
     if (matching.length === 0) return undefined;
     const chosen = matching.find((rule) => rule.seen >= rule.after);

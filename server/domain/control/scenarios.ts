@@ -10,6 +10,7 @@ import { setLevers } from './levers.js';
 import { setBudget, setRecipeOverride } from '../launches/admission.js';
 import { readJsonFile } from '../json-file.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 
 /** Per key, the same things the /_mock routes set, in the same shapes. */
 const ScenarioEntry = z.strictObject({
@@ -64,7 +65,8 @@ export function loadScenario(path: string, catalog: Catalog): Scenario {
   return { source: path, keys: parsed.data.keys };
 }
 
-function applyEntry(deps: DomainContext, tenantId: string, entry: ScenarioEntry): void {
+function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry): void {
+  const { tenantId } = unit;
   // A changed entry replaces the faults an earlier version of it made; API-made ones stay.
   deps.store.faults.clear(tenantId, 'scenario');
   for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
@@ -72,8 +74,8 @@ function applyEntry(deps: DomainContext, tenantId: string, entry: ScenarioEntry)
   if (entry.budget) setBudget(deps, tenantId, entry.budget);
   if (entry.levers) setLevers(deps, tenantId, entry.levers);
   if (entry.clock) {
-    deps.clock.set(tenantId, entry.clock.mode, entry.clock.scale);
-    if (entry.clock.advance_seconds !== undefined) deps.clock.advance(tenantId, entry.clock.advance_seconds);
+    unit.setClock(entry.clock.mode, entry.clock.scale);
+    if (entry.clock.advance_seconds !== undefined) unit.advanceClock(entry.clock.advance_seconds);
   }
 }
 
@@ -84,7 +86,7 @@ function applyEntry(deps: DomainContext, tenantId: string, entry: ScenarioEntry)
  * applies the entry afresh. Answers the tenants it applied an entry to.
  */
 export function applyScenario(deps: DomainContext, scenario: Scenario): string[] {
-  return deps.store.write(() => {
+  return deps.units.acrossTenants((atNow) => {
     const applied: string[] = [];
     const keyOfTenant = new Map<string, string>();
     for (const [key, entry] of Object.entries(scenario.keys)) {
@@ -101,7 +103,7 @@ export function applyScenario(deps: DomainContext, scenario: Scenario): string[]
       keyOfTenant.set(tenantId, key);
       const sha256 = canonicalSha256(entry);
       if (deps.store.scenarios.appliedSha256(tenantId) === sha256) continue;
-      applyEntry(deps, tenantId, entry);
+      atNow(tenantId, (unit) => applyEntry(deps, unit, entry));
       deps.store.scenarios.recordApplied(tenantId, sha256, deps.clock.wallNow());
       applied.push(tenantId);
     }

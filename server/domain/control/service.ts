@@ -5,6 +5,7 @@ import type { JournalRecord, JournalRow } from '../../../store/journal.js';
 import type { FaultRow } from '../../../store/faults.js';
 import type { ResetCounts } from '../../../store/reset.js';
 import type { Budget } from '../../../store/admission.js';
+import type { Rider } from '../../../store/index.js';
 import { Catalog } from '../catalog/index.js';
 import type { ClockMode, ClockView } from '../clock.js';
 import type { DomainContext } from '../context.js';
@@ -21,7 +22,7 @@ import { registerKey, type Tenant } from './tenants.js';
  * transaction (a single statement is one by itself).
  */
 export function createControlService(deps: DomainContext) {
-  const { store, clock, materialiser, catalog, config } = deps;
+  const { store, clock, units, catalog, config } = deps;
 
   return {
     /** The tenant of an accepted key, registered on its first use; a 401 ApiError otherwise. */
@@ -34,20 +35,20 @@ export function createControlService(deps: DomainContext) {
     },
 
     setClock(tenantId: string, mode: ClockMode, scale?: number): ClockView {
-      return clock.set(tenantId, mode, scale);
+      return units.atNow(tenantId, (unit) => unit.setClock(mode, scale));
     },
 
     /** Moves virtual time forward and materialises everything that fell due; answers the new now. */
     advanceClock(tenantId: string, seconds: number): number {
-      return store.write(() => {
-        const view = clock.advance(tenantId, seconds);
-        materialiser.materialiseTenant(tenantId, view.nowMs);
-        return view.nowMs;
+      return units.atNow(tenantId, (unit) => {
+        unit.advanceClock(seconds);
+        unit.everyWorkload();
+        return unit.nowMs;
       });
     },
 
     addFault(tenantId: string, rule: FaultRuleInput): FaultRow {
-      return store.write(() => addFault(deps, tenantId, rule, 'api'));
+      return units.atNow(tenantId, () => addFault(deps, tenantId, rule, 'api'));
     },
 
     /** Every rule of the tenant, oldest first, exhausted ones included. */
@@ -82,7 +83,7 @@ export function createControlService(deps: DomainContext) {
      * `fn` runs inside every group commit of state changes, after them: the journal's waiting rows
      * ride along rather than pay a commit of their own. It must handle its own errors.
      */
-    alongGroupCommits(fn: () => void): void {
+    alongGroupCommits(fn: Rider): void {
       store.onGroupCommit(fn);
     },
 
@@ -127,9 +128,9 @@ export function createControlService(deps: DomainContext) {
 
     /** Deletes everything the tenant owns and puts its clock back to the defaults; answers the counts. */
     reset(tenantId: string): ResetCounts {
-      return store.write(() => {
+      return units.atNow(tenantId, (unit) => {
         const counts = store.reset.deleteTenantData(tenantId);
-        clock.resetToDefaults(tenantId);
+        unit.resetClock();
         return counts;
       });
     },

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SecretName } from '../../../store/settings.js';
 import { ApiError } from '../errors.js';
 
 /**
@@ -8,10 +9,10 @@ import { ApiError } from '../errors.js';
  */
 const PREFIX = 'c1';
 
-/** The name of the server secret cursors are keyed by (server_settings). */
-export const CURSOR_SECRET = 'cursor';
+/** The server secret cursors are keyed by. */
+export const CURSOR_SECRET: SecretName = 'cursor';
 /** Log cursors have their own: an RL event cursor is not a log cursor, even for the same workload. */
-export const LOG_CURSOR_SECRET = 'log-cursor';
+export const LOG_CURSOR_SECRET: SecretName = 'log-cursor';
 const MAC_CHARS = 22;
 
 function mac(secret: Buffer, workloadId: string, seq: number): string {

@@ -4,7 +4,8 @@ import type { EvidenceCounters, RLEventRow } from '../../../store/rl-events.js';
 import type { LogAttempt, LogRow } from '../../../store/workload-runtime.js';
 import type { DomainContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { withWorkload } from '../workloads/rows.js';
+import type { TenantUnit } from '../unit-of-work.js';
+import type { WorkloadRow } from '../../../store/workloads.js';
 import { CURSOR_SECRET, LOG_CURSOR_SECRET, mintCursor, positionAfter } from './cursors.js';
 import { gradingResults, putGradingPlan } from './grading.js';
 import { ingestBody, ingestReported, type IngestJson, type IngestQuery } from './ingest.js';
@@ -35,12 +36,15 @@ const noMember = (workloadId: string, member: string) =>
  * the /_mock levers that put evidence in. Each method is one transaction on one workload.
  */
 export function createEvidenceService(deps: DomainContext) {
-  const { store } = deps;
+  const { store, units } = deps;
+  /** Materialises, so it writes: `fn` with the tenant's workload at its now, in one unit of work. */
+  const materialisedRead = <T>(tenantId: string, id: string, fn: (row: WorkloadRow, unit: TenantUnit) => T): T =>
+    units.atNow(tenantId, (unit) => fn(unit.workload(id), unit));
 
   return {
     /** Up to `limit` RL events after the cursor `after`, keyset-paged. */
     eventPage(tenantId: string, id: string, after: string | undefined, limit: number): EventPage {
-      return withWorkload(deps, tenantId, id, (row) => {
+      return materialisedRead(tenantId, id, (row) => {
         const secret = store.settings.secret(CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload');
         // One consistent snapshot: rows and counters read in the same transaction.
@@ -55,7 +59,7 @@ export function createEvidenceService(deps: DomainContext) {
     /** One attempt's retained log: the latest, or the stage and generation asked for; 404 before its first line. */
     log(tenantId: string, id: string, query: { stage?: string; generation?: number; member?: string }): { attempt: LogAttempt; lines: string[] } {
       const { stage, generation, member } = query;
-      return withWorkload(deps, tenantId, id, (row) => {
+      return materialisedRead(tenantId, id, (row) => {
         if (member !== undefined) throw noMember(row.id, member);
         const attempt = store.runtime.logAttempt(row.id, stage, generation);
         if (!attempt) {
@@ -68,7 +72,7 @@ export function createEvidenceService(deps: DomainContext) {
 
     /** Log lines after the cursor `after`, across stages and generations. */
     liveLog(tenantId: string, id: string, after: string | undefined, member: string | undefined): LogLinePage {
-      return withWorkload(deps, tenantId, id, (row) => {
+      return materialisedRead(tenantId, id, (row) => {
         if (member !== undefined) throw noMember(row.id, member);
         const secret = store.settings.secret(LOG_CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload\'s log');
@@ -82,19 +86,19 @@ export function createEvidenceService(deps: DomainContext) {
     },
 
     gradingResults: (tenantId: string, id: string, revision: number) =>
-      withWorkload(deps, tenantId, id, (row) => gradingResults(deps, row, revision)),
+      materialisedRead(tenantId, id, (row) => gradingResults(deps, row, revision)),
 
     summary: (tenantId: string, id: string) =>
-      withWorkload(deps, tenantId, id, (row) => summarise(row.id, store.rlEvents.reports(row.id), store.rlEvents.counters(row.id))),
+      materialisedRead(tenantId, id, (row) => summarise(row.id, store.rlEvents.reports(row.id), store.rlEvents.counters(row.id))),
 
     /** Application-reported events, as the runner takes them from a workload's output. */
     ingest(tenantId: string, id: string, body: IngestJson | string | undefined, query: IngestQuery) {
       // The body is read first: a request without one is a 400 whatever the id.
       const reported = ingestBody(body);
-      return withWorkload(deps, tenantId, id, (row) => ingestReported(deps, row, reported, query));
+      return materialisedRead(tenantId, id, (row) => ingestReported(deps, row, reported, query));
     },
 
     putGradingPlan: (tenantId: string, id: string, update: z.output<typeof GradingPlanUpdate>) =>
-      withWorkload(deps, tenantId, id, (row) => putGradingPlan(deps, row, update)),
+      materialisedRead(tenantId, id, (row) => putGradingPlan(deps, row, update)),
   };
 }

@@ -4,6 +4,7 @@ import type { Budget, RecipeOverride } from '../../../store/admission.js';
 import type { CatalogRecipe } from '../catalog/index.js';
 import { ApiError } from '../errors.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 
 export interface Availability {
   available: boolean;
@@ -21,7 +22,7 @@ function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefi
 }
 
 export function recipeAvailability(deps: DomainContext, tenantId: string, recipe: CatalogRecipe): Availability {
-  return availabilityOf(recipe, deps.store.admission.overrides(tenantId).get(recipe.id));
+  return availabilityOf(recipe, deps.store.admission.overrides(tenantId)[recipe.id]);
 }
 
 /**
@@ -41,7 +42,7 @@ export function setBudget(deps: DomainContext, tenantId: string, update: z.outpu
 /** Every catalog recipe's availability for the tenant, in catalog order, from one read. */
 export function catalogAvailability(deps: DomainContext, tenantId: string): Availability[] {
   const overrides = deps.store.admission.overrides(tenantId);
-  return deps.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides.get(recipe.id)));
+  return deps.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides[recipe.id]));
 }
 
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -52,14 +53,12 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * figure plus what ended workloads spent) − what running workloads spent − what they are still
  * expected to spend.
  */
-export function budgetRefusal(deps: DomainContext, tenantId: string, estimatedCostUsd: number, nowMs: number): ApiError | undefined {
-  const budget = deps.store.admission.budget(tenantId);
+export function budgetRefusal(deps: DomainContext, unit: TenantUnit, estimatedCostUsd: number): ApiError | undefined {
+  const budget = deps.store.admission.budget(unit.tenantId);
   if (!budget) return undefined;
   // The headroom counts what running workloads have spent by now.
-  const use = deps.store.write(() => {
-    deps.materialiser.materialiseTenant(tenantId, nowMs);
-    return deps.store.admission.usage(tenantId);
-  });
+  unit.everyWorkload();
+  const use = deps.store.admission.usage(unit.tenantId);
   const monthToDate = budget.monthToDateUsd + use.settledUsd;
   const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;
   if (estimatedCostUsd <= headroom) return undefined;

@@ -3,10 +3,10 @@ import type { Requirements, WorkloadPayload } from '../../../openapi/workloads.j
 import { checkWorkloadAssets, holdAssets } from '../assets/workloads.js';
 import { budgetRefusal } from './admission.js';
 import { ApiError } from '../errors.js';
-import type { Admitted } from './idempotency.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import type { RecipeSimulation, SimSpec } from '../../simulator/types.js';
-import { insertWorkload, newWorkloadId, submitResult } from '../workloads/rows.js';
+import { insertWorkload, newWorkloadId } from '../workloads/rows.js';
 import type { DomainContext } from '../context.js';
 
 type Payload = z.infer<typeof WorkloadPayload>;
@@ -128,15 +128,16 @@ function customSpec(p: Payload, workloadId: string, createdAtMs: number, seconds
  * Admits a custom-kind workload once its key is known to be new: POST /v1/workloads, and example
  * runs, which know their run length from the catalog (`runSeconds`).
  */
-export function admitCustomWorkload(deps: DomainContext, tenantId: string, payload: Payload, nowMs: number, options: { runSeconds?: number } = {}): Admitted {
+export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, payload: Payload, options: { runSeconds?: number } = {}): string {
+  const { tenantId, nowMs } = unit;
   checkSubmission(deps, payload);
   const assetIds = checkWorkloadAssets(deps, tenantId, payload, nowMs);
   const id = newWorkloadId();
   const spec = customSpec(payload, id, nowMs, Math.min(options.runSeconds ?? runSeconds(payload), MAX_CUSTOM_RUN_SECONDS));
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
-  const refusal = budgetRefusal(deps, tenantId, estimatedCostUsd, nowMs);
+  const refusal = budgetRefusal(deps, unit, estimatedCostUsd);
   if (refusal) throw refusal;
   insertWorkload(deps, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   holdAssets(deps, id, assetIds);
-  return { status: 202, body: submitResult(id), workloadId: id };
+  return id;
 }

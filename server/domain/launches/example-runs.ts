@@ -3,7 +3,7 @@ import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import { admitCustomWorkload } from './custom-runs.js';
 import type { CatalogExample, RunnableEnvironment } from '../catalog/environments.js';
 import { ApiError, notFound } from '../errors.js';
-import type { Admitted } from './idempotency.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import type { DomainContext } from '../context.js';
 
 /**
@@ -66,8 +66,8 @@ export function findExample(deps: DomainContext, environmentId: string, exampleI
  * The admission of POST .../examples/{example}/runs once its key is known to be new. The catalog
  * is read here, not before: a retry of an admitted run replays it even if the catalog changed.
  */
-export function admitExampleRun(deps: DomainContext, tenantId: string, environmentId: string, exampleId: string, name: string | undefined, nowMs: number): Admitted {
+export function admitExampleRun(deps: DomainContext, unit: TenantUnit, environmentId: string, exampleId: string, name: string | undefined): string {
   const { environment, example } = findExample(deps, environmentId, exampleId);
   const minutes = example.runtime_minutes;
-  return admitCustomWorkload(deps, tenantId, exampleWorkload(environment, example, name), nowMs, minutes ? { runSeconds: minutes * 60 } : {});
+  return admitCustomWorkload(deps, unit, exampleWorkload(environment, example, name), minutes ? { runSeconds: minutes * 60 } : {});
 }

@@ -1,41 +1,38 @@
 import { conflict } from '../errors.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
+import { submitResult } from '../workloads/rows.js';
 
-export interface Admitted {
-  status: number;
-  body: object;
-  workloadId?: string;
-}
+/** The operations a client makes idempotent with a key; a key is scoped to one of them. */
+export type KeyedOperation = 'rl_run.launch' | 'workload.submit' | 'example.run';
 
 interface IdempotentRequest {
-  /** The operation the key is scoped to, e.g. `POST /v1/rl-runs`. */
-  scope: string;
+  operation: KeyedOperation;
   /** SHA-256 of what makes two requests "the same" for this operation. */
   fingerprint: string;
-  /** Checks and creates; runs inside the transaction, only when the key is new or expired. */
-  admit: (nowMs: number) => Admitted;
+  /** Checks and creates; runs inside the unit of work, only when the key is new or expired. Answers the workload admitted. */
+  admit: (unit: TenantUnit) => string;
 }
 
-/** The JSON text to answer with, and whether it is the stored answer of an earlier request. */
+/** The admitted workload, and whether this answer is an earlier request's, replayed. */
 export interface IdempotentAnswer {
   replayed: boolean;
-  status: number;
-  body: string;
+  submitted: ReturnType<typeof submitResult>;
 }
 
 /**
- * Design decision 7. Lookup, admission and the stored answer are one synchronous SQLite
- * transaction (a savepoint of the turn's group commit), so concurrent duplicates are serialised
- * by construction: the second one finds the first's record and replays it, never creating a
- * second resource and never answering 409. Only successful admissions are stored: a refused
- * request leaves the key free for a corrected retry. The promise settles after the commit.
+ * Lookup, admission and the record are one synchronous SQLite transaction (a savepoint of the
+ * turn's group commit), so concurrent duplicates are serialised by construction: the second one
+ * finds the first's record and replays it, never creating a second resource and never answering
+ * a conflict. Only successful admissions are recorded: a refused request leaves the key free for
+ * a corrected retry. The promise settles after the commit.
  */
 export async function admitOnce(deps: DomainContext, tenantId: string, key: string, req: IdempotentRequest): Promise<IdempotentAnswer> {
-  const { store, clock } = deps;
+  const { store, clock, units } = deps;
   const ttlMs = deps.config.idempotencyTtl * 1000;
-  /** The stored answer to replay, a conflict, or undefined when the key is new or expired. */
-  const stored = (nowMs: number) => {
-    const existing = store.idempotency.find(tenantId, req.scope, key);
+  /** The earlier answer to replay, a conflict, or undefined when the key is new or expired. */
+  const stored = (nowMs: number): IdempotentAnswer | undefined => {
+    const existing = store.idempotency.find(tenantId, req.operation, key);
     if (!existing || existing.expiresAtMs <= nowMs) return undefined;
     if (existing.fingerprint !== req.fingerprint) {
       throw conflict(
@@ -43,26 +40,22 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
         `Idempotency-Key "${key}" was already used with a different request. Retry the original request unchanged to get its result, or use a new key for a new run.`,
       );
     }
-    return { replayed: true, status: existing.status, body: existing.body };
+    return { replayed: true, submitted: submitResult(existing.workloadId) };
   };
   // A retry needs no write: outside any transaction a record is a committed one, so a plain read
   // answers it, and only a new or expired key takes the write transaction (and its lock and
   // commit), which looks again for itself: a duplicate queued in the same group finds the record.
-  return stored(clock.nowMs(tenantId)) ?? await store.writeTogether((): IdempotentAnswer => {
-    const nowMs = clock.nowMs(tenantId);
-    const replay = stored(nowMs);
+  return stored(clock.nowMs(tenantId)) ?? await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
+    const replay = stored(unit.nowMs);
     if (replay) return replay;
-    const admitted = req.admit(nowMs);
-    const body = JSON.stringify(admitted.body);
+    const workloadId = req.admit(unit);
     // INSERT OR REPLACE: an expired record under the key is replaced.
-    store.idempotency.save(tenantId, req.scope, key, {
+    store.idempotency.save(tenantId, req.operation, key, {
       fingerprint: req.fingerprint,
-      status: admitted.status,
-      body,
-      workloadId: admitted.workloadId ?? null,
-      createdAtMs: nowMs,
-      expiresAtMs: nowMs + ttlMs,
+      workloadId,
+      createdAtMs: unit.nowMs,
+      expiresAtMs: unit.nowMs + ttlMs,
     });
-    return { replayed: false, status: admitted.status, body };
+    return { replayed: false, submitted: submitResult(workloadId) };
   });
 }

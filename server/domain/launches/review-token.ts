@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson } from '../canonical.js';
+import type { SecretName } from '../../../store/settings.js';
 import type { CatalogRecipe } from '../catalog/index.js';
 
-/** The name of the server secret review tokens are keyed by (server_settings). */
-export const REVIEW_SECRET = 'review-token';
+/** The server secret review tokens are keyed by. */
+export const REVIEW_SECRET: SecretName = 'review-token';
 
 /**
  * Design decision 6: the token is an HMAC over exactly what the user reviewed: their tenant, the

@@ -9,8 +9,9 @@ import { REVIEW_SECRET, reviewToken, sameToken } from './review-token.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import { gradingPlanSha256 } from '../../simulator/index.js';
 import type { RunMode, SimSpec } from '../../simulator/types.js';
-import { insertWorkload, newWorkloadId, submitResult, type NewWorkload } from '../workloads/rows.js';
+import { insertWorkload, newWorkloadId, type NewWorkload } from '../workloads/rows.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 
 type Request = z.infer<typeof RLRecipeRequest>;
 type Phase = z.infer<typeof RLRecipePhase>;
@@ -119,10 +120,10 @@ function reviewSecret(deps: DomainContext): Buffer {
 }
 
 /** POST /v1/rl-runs/preview: what would run, what it would cost, and whether it may launch. */
-export function previewRun(deps: DomainContext, tenantId: string, request: Request): Preview {
+export function previewRun(deps: DomainContext, unit: TenantUnit, request: Request): Preview {
   const run = normalise(deps.catalog, request);
   const { recipe, configuration: c } = run;
-  const nowMs = deps.clock.nowMs(tenantId);
+  const { tenantId, nowMs } = unit;
   const availability = recipeAvailability(deps, tenantId, recipe);
   const blocking: string[] = [];
   const reasons: string[] = [];
@@ -144,7 +145,7 @@ export function previewRun(deps: DomainContext, tenantId: string, request: Reque
     };
   } else {
     const e = estimateRun(specFor(run, 'preview', nowMs));
-    const refusal = budgetRefusal(deps, tenantId, e.computeCostUsd.high, nowMs);
+    const refusal = budgetRefusal(deps, unit, e.computeCostUsd.high);
     if (refusal) blocking.push(`budget_exceeded: ${refusal.message}`);
     estimate = {
       status: 'estimated',
@@ -217,7 +218,8 @@ function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, 
  * token against what was reviewed, check admission again, then store the workload.
  * `requestSha256` is the canonical SHA-256 of `body`.
  */
-export function admitLaunch(deps: DomainContext, tenantId: string, body: z.infer<typeof RLRunRequest>, requestSha256: string, nowMs: number) {
+export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer<typeof RLRunRequest>, requestSha256: string): string {
+  const { tenantId, nowMs } = unit;
   const { review_token: token, ...request } = body;
   const run = normalise(deps.catalog, request);
   if (!sameToken(token, reviewToken(reviewSecret(deps), tenantId, run.configuration, run.recipe))) {
@@ -241,12 +243,12 @@ export function admitLaunch(deps: DomainContext, tenantId: string, body: z.infer
     throw new ApiError(503, 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
   }
   const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs, levers.unrecoverableErrorRate);
-  const refusal = budgetRefusal(deps, tenantId, workload.estimatedCostUsd, nowMs);
+  const refusal = budgetRefusal(deps, unit, workload.estimatedCostUsd);
   if (refusal) throw refusal;
   insertWorkload(deps, tenantId, workload);
   // Recipes with private grading admit a plan for revision 1; the materialiser fills its receipts.
   if (run.recipe.private_grading) {
     deps.store.grading.putPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
   }
-  return { status: 202, body: submitResult(workload.id), workloadId: workload.id };
+  return workload.id;
 }

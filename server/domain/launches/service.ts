@@ -14,8 +14,9 @@ export function createLaunchService(deps: DomainContext) {
     /** The catalog's recipes with this tenant's availability; the same object while that stays the same. */
     recipes: createRecipeLists(deps),
 
+    /** Writes when it must: it materialises the tenant for a budget's headroom, and remembers the review under the expiry lever. */
     preview(tenantId: string, request: z.output<typeof RLRecipeRequest>) {
-      return previewRun(deps, tenantId, request);
+      return deps.units.atNow(tenantId, (unit) => previewRun(deps, unit, request));
     },
 
     /** POST /v1/rl-runs: admitted once per Idempotency-Key. */
@@ -23,9 +24,9 @@ export function createLaunchService(deps: DomainContext) {
       // The fingerprint is also the workload's recorded request_sha256.
       const fingerprint = canonicalSha256(body);
       return admitOnce(deps, tenantId, key, {
-        scope: 'POST /v1/rl-runs',
+        operation: 'rl_run.launch',
         fingerprint,
-        admit: (nowMs) => admitLaunch(deps, tenantId, body, fingerprint, nowMs),
+        admit: (unit) => admitLaunch(deps, unit, body, fingerprint),
       });
     },
 
@@ -38,12 +39,12 @@ export function createLaunchService(deps: DomainContext) {
     /** POST /v1/rl-environments/{environment}/examples/{example}/runs: admitted once per key. */
     runExample(tenantId: string, key: string, environment: string, example: string, name: string | undefined) {
       return admitOnce(deps, tenantId, key, {
-        // One scope for every example: the same key with another example or name is a conflict.
-        scope: 'POST /v1/rl-environments/{environment}/examples/{example}/runs',
+        // One operation for every example: the same key with another example or name is a conflict.
+        operation: 'example.run',
         // A retry is the same request when it names the same environment, example and name, however
         // the body spells it (absent, `{}`); the catalog's state does not enter.
         fingerprint: canonicalSha256({ environment, example, name: name ?? null }),
-        admit: (nowMs) => admitExampleRun(deps, tenantId, environment, example, name, nowMs),
+        admit: (unit) => admitExampleRun(deps, unit, environment, example, name),
       });
     },
   };

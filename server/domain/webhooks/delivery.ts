@@ -61,7 +61,7 @@ function connectionError(err: unknown): string {
  * bounded by --webhook-timeout-ms and by the in-flight limits.
  */
 export function createDeliveryWorker(deps: DomainContext) {
-  const { store, clock, config, materialiser } = deps;
+  const { store, clock, config, units } = deps;
   const inFlight = new Map<number, { tenantId: string; done: Promise<void> }>();
   const busyWorkloads = new Set<string>();
   const perTenant = new Map<string, number>();
@@ -145,7 +145,7 @@ export function createDeliveryWorker(deps: DomainContext) {
     const hook = store.webhooks.get(d.tenantId);
     const refused = !hook?.enabled ? 'no webhook is configured any more' : refusedWebhookUrl(hook.url, config);
     if (refused !== undefined || !hook) {
-      store.write(() => store.webhooks.fail(seq, refused ?? 'no webhook is configured any more'));
+      units.atNow(d.tenantId, () => store.webhooks.fail(seq, refused ?? 'no webhook is configured any more'));
       return;
     }
     const wallMs = clock.wallNow();
@@ -154,10 +154,9 @@ export function createDeliveryWorker(deps: DomainContext) {
     // Shutting down: not recorded, so the next start sends it again.
     if (!outcome) return;
     const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
-    const settled = store.write(() => {
+    const settled = units.atNow(d.tenantId, ({ nowMs: atMs }) => {
       const current = store.webhooks.delivery(seq);
       if (current?.state !== 'pending') return undefined;
-      const atMs = clock.nowMs(d.tenantId);
       const retryAfter = delivered(outcome) ? undefined : RETRY_AFTER_MS[current.tries];
       const nextRetryAtMs = retryAfter === undefined ? null : atMs + retryAfter;
       const state = delivered(outcome) ? 'delivered' : nextRetryAtMs === null ? 'failed' : 'pending';
@@ -218,7 +217,7 @@ export function createDeliveryWorker(deps: DomainContext) {
   function materialiseRealtimeTenants(): void {
     for (const tenantId of store.webhooks.enabledTenants()) {
       if (clock.view(tenantId).mode !== 'realtime' || store.workloads.unsettled(tenantId).length === 0) continue;
-      store.write(() => materialiser.materialiseTenant(tenantId, clock.nowMs(tenantId)));
+      units.atNow(tenantId, (unit) => unit.everyWorkload());
     }
   }
 
@@ -272,7 +271,7 @@ export function createDeliveryWorker(deps: DomainContext) {
      * a workload, a retry of a realtime clock), within FLUSH_LIMIT_MS.
      */
     async flush(tenantId: string): Promise<{ due: number; pending: number }> {
-      if (store.webhooks.get(tenantId)?.enabled) store.write(() => materialiser.materialiseTenant(tenantId, clock.nowMs(tenantId)));
+      if (store.webhooks.get(tenantId)?.enabled) units.atNow(tenantId, (unit) => unit.everyWorkload());
       const deadline = performance.now() + FLUSH_LIMIT_MS;
       for (;;) {
         pass();

@@ -17,7 +17,7 @@ export interface DeliveryRecord {
 
 /** The team webhook (PUT, GET, DELETE /v1/webhooks) and its deliveries (/_mock/webhooks). */
 export function createWebhookService(deps: DomainContext) {
-  const { store, clock, config } = deps;
+  const { store, units, config } = deps;
   const worker = createDeliveryWorker(deps);
   const records = (deliveries: DeliveryRow[]): DeliveryRecord[] => {
     const attempts = store.webhooks.attempts(deliveries.map((d) => d.seq));
@@ -33,12 +33,11 @@ export function createWebhookService(deps: DomainContext) {
     put(tenantId: string, input: WebhookInput): { url: string; secret: string; enabled: boolean } {
       const refused = refusedWebhookUrl(input.url, config);
       if (refused !== undefined) throw badRequest('webhook_url_not_allowed', refused);
-      return store.write(() => {
+      return units.atNow(tenantId, ({ nowMs }) => {
         const current = store.webhooks.get(tenantId);
         if (current?.enabled && current.url === input.url && (input.secret === undefined || input.secret === current.secret)) {
           return { url: current.url, secret: current.secret, enabled: true };
         }
-        const nowMs = clock.nowMs(tenantId);
         const secret = input.secret ?? newWebhookSecret();
         store.webhooks.put({ tenantId, url: input.url, secret, enabled: true, sinceMs: current?.sinceMs ?? nowMs, updatedAtMs: nowMs });
         return { url: input.url, secret, enabled: true };
@@ -54,7 +53,7 @@ export function createWebhookService(deps: DomainContext) {
 
     /** Harmless when none is set (the SDK retries it too); what was still pending will not be sent. */
     delete(tenantId: string): void {
-      store.write(() => {
+      units.atNow(tenantId, () => {
         store.webhooks.delete(tenantId);
         store.webhooks.failPending(tenantId, 'the webhook was deleted before this was delivered');
       });
@@ -66,11 +65,11 @@ export function createWebhookService(deps: DomainContext) {
 
     /** Pending again, due now, with a fresh backoff schedule and the same webhook-id. */
     redeliver(tenantId: string, id: string): DeliveryRecord {
-      const delivery = store.write(() => {
+      const delivery = units.atNow(tenantId, ({ nowMs }) => {
         const found = store.webhooks.byId(tenantId, id);
         if (!found) throw notFound(`webhook delivery ${id}`);
         if (!store.webhooks.get(tenantId)?.enabled) throw conflict('webhook_not_configured', 'no webhook is configured to redeliver to: PUT /v1/webhooks sets one');
-        store.webhooks.redeliver(found.seq, clock.nowMs(tenantId));
+        store.webhooks.redeliver(found.seq, nowMs);
         return store.webhooks.delivery(found.seq)!;
       });
       worker.nudge();

@@ -6,7 +6,7 @@ import { isoTime } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { firstAfter, type RunContext } from './materialise.js';
 import { isTerminal, type IgnoredIntervention, type Intervention } from '../../simulator/types.js';
-import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 
 /**
  * Freeze and resume (wire-contract.md 3.9). The simulator already plays them (simulator/
@@ -97,9 +97,9 @@ export function freezeView(row: WorkloadRow, ctx: RunContext): WorkloadFreeze | 
  * (already frozen, nothing to resume, ended) stays recorded as ignored, as any intervention the
  * simulator cannot apply does, and comes back as the 409 to throw once that is committed.
  */
-export function changeFreeze(deps: DomainContext, current: WorkloadRow, kind: FreezeChange): { view: WorkloadFreeze } | { refusal: ApiError } {
-  const row = deps.materialiser.intervene(current, deps.clock.nowMs(current.tenantId), kind);
-  const ctx = deps.materialiser.context(row);
+export function changeFreeze(unit: TenantUnit, current: WorkloadRow, kind: FreezeChange): { view: WorkloadFreeze } | { refusal: ApiError } {
+  const row = unit.intervene(current, kind);
+  const ctx = unit.run(row);
   const recorded = ctx.interventions[ctx.interventions.length - 1];
   const ignored = ctx.timeline.ignored.find((i) => i.intervention === recorded);
   if (ignored) {

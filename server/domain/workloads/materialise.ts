@@ -13,10 +13,16 @@ type ReceiptItem = Extract<TimelineItem, { kind: 'receipt' }>;
 export type StatusItem = Extract<TimelineItem, { kind: 'status' }>;
 
 /**
- * Told of the status items one materialise step passed (oldest first), inside its transaction:
- * the webhook outbox writes a delivery for each (domain/webhooks/outbox.ts).
+ * A workload after one materialise step, and the status items the step passed (oldest first),
+ * which the unit of work hands to the webhook outbox in the same transaction.
  */
-type StatusListener = (row: WorkloadRow, run: RunContext, items: readonly StatusItem[]) => void;
+export interface Materialised {
+  row: WorkloadRow;
+  run: RunContext | undefined;
+  passed: readonly StatusItem[];
+}
+
+const UNCHANGED: readonly StatusItem[] = Object.freeze([]);
 
 export interface RunContext {
   spec: SimSpec;
@@ -90,7 +96,7 @@ export function firstAfter(items: readonly TimelineItem[], t: number): number {
 export class Materialiser {
   private readonly cache = new Map<string, RunContext>();
 
-  constructor(private readonly deps: { store: Store; config: Config; onStatusChanges?: StatusListener }) {}
+  constructor(private readonly deps: { store: Store; config: Config }) {}
 
   bounds(): EventBounds {
     return {
@@ -114,9 +120,13 @@ export class Materialiser {
     return context;
   }
 
-  /** Brings one workload up to `nowMs`; returns the row as stored afterwards. */
-  materialise(row: WorkloadRow, nowMs: number): WorkloadRow {
-    if (row.settled || nowMs <= row.materialisedToMs) return row;
+  /**
+   * Brings one workload up to `nowMs`, in the caller's transaction; answers the row as stored
+   * afterwards and the status items passed. Only a unit of work calls it (unit-of-work.ts), which
+   * announces those items.
+   */
+  materialise(row: WorkloadRow, nowMs: number): Materialised {
+    if (row.settled || nowMs <= row.materialisedToMs) return { row, run: undefined, passed: UNCHANGED };
     const ctx = this.context(row);
     const { items } = ctx.timeline;
     const store = this.deps.store;
@@ -163,7 +173,6 @@ export class Materialiser {
     flush();
     if (logs.length) store.runtime.appendLogs(row.id, logs, this.deps.config.maxLogBytesPerAttempt);
     this.putReceipts(row.id, receipts);
-    if (statuses.length) this.deps.onStatusChanges?.(row, ctx, statuses);
 
     const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
     const lastAtMs = items.length ? items[items.length - 1].atMs : row.createdAtMs;
@@ -176,7 +185,7 @@ export class Materialiser {
       settled: state.terminal && nowMs >= lastAtMs ? 1 : 0,
     };
     store.workloads.saveState(row.id, next);
-    return { ...row, ...next };
+    return { row: { ...row, ...next }, run: ctx, passed: statuses };
   }
 
   /**
@@ -224,21 +233,5 @@ export class Materialiser {
       previous.map((e) => ({ ...e, generation, receivedAtMs: atMs })),
       this.bounds(),
     );
-  }
-
-  /**
-   * Records an intervention and applies it. It takes effect 1 ms after everything already
-   * materialised, so the timeline before it (already stored) is the same with or without it.
-   */
-  intervene(row: WorkloadRow, nowMs: number, kind: string, args: object = {}): WorkloadRow {
-    const current = this.materialise(row, nowMs);
-    const atMs = Math.max(nowMs, current.materialisedToMs) + 1;
-    this.deps.store.runtime.addIntervention(row.id, atMs, kind, args);
-    return this.materialise(current, atMs);
-  }
-
-  /** Every workload of the tenant that may still change, brought up to `nowMs`. */
-  materialiseTenant(tenantId: string, nowMs: number): void {
-    for (const row of this.deps.store.workloads.unsettled(tenantId)) this.materialise(row, nowMs);
   }
 }

@@ -10,7 +10,22 @@ export interface WorkloadOutput {
   sha256: string;
 }
 
-const cache = new Map<string, WorkloadOutput[]>();
+/** Outputs kept at most: they are small and derived, so the oldest is simply forgotten. */
+const MAX_CACHED = 64;
+
+/** Per service instance, so two servers in one process never share what they derived. */
+export function createOutputCache() {
+  const cache = new Map<string, readonly WorkloadOutput[]>();
+  return {
+    get: (workloadId: string) => cache.get(workloadId),
+    set(workloadId: string, outputs: readonly WorkloadOutput[]): void {
+      if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+      cache.set(workloadId, Object.freeze(outputs));
+    },
+  };
+}
+
+export type OutputCache = ReturnType<typeof createOutputCache>;
 
 /**
  * A custom run's declared stage outputs, as small deterministic stand-ins: the mock runs no
@@ -36,14 +51,13 @@ function declaredOutputs(row: WorkloadRow): { name: string; stageId: string; con
 }
 
 /** What a completed workload publishes (outputs exist only for completed stages). */
-export function workloadOutputs(deps: DomainContext, row: WorkloadRow): WorkloadOutput[] {
+export function workloadOutputs(deps: DomainContext, row: WorkloadRow): readonly WorkloadOutput[] {
   if (row.status !== 'completed') return [];
-  const cached = cache.get(row.id);
+  const cached = deps.outputs.get(row.id);
   if (cached) return cached;
   const ctx = deps.materialiser.context(row);
   const files = row.kind === 'recipe' ? simulatedOutputs(ctx.spec, ctx.interventions, ctx.timeline) : declaredOutputs(row);
-  const outputs = files.map((f) => ({ ...f, sha256: sha256Hex(f.content) }));
-  if (cache.size >= 64) cache.delete(cache.keys().next().value!);
-  cache.set(row.id, outputs);
+  const outputs = files.map((f) => Object.freeze({ ...f, sha256: sha256Hex(f.content) }));
+  deps.outputs.set(row.id, outputs);
   return outputs;
 }

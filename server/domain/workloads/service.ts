@@ -14,7 +14,8 @@ import { changeFreeze, freezeView, type FreezeChange } from './freeze.js';
 import type { RunContext } from './materialise.js';
 import { workloadOutputs, type WorkloadOutput } from './outputs.js';
 import { artifacts, ledger, routing } from './records.js';
-import { withWorkload } from './rows.js';
+import { workloadView } from './view.js';
+import type { TenantUnit } from '../unit-of-work.js';
 
 type Payload = z.output<typeof WorkloadPayload>;
 
@@ -61,41 +62,47 @@ const refuse = (row: WorkloadRow, what: string) =>
 
 /** Workloads: submit, read, list, cancel and their lifecycle events, each one transaction. */
 export function createWorkloadService(deps: DomainContext) {
-  const { store, clock, materialiser } = deps;
+  const { store, clock, units } = deps;
 
   /**
-   * The tenant's workload brought up to its virtual now, then `fn` with it and its run, all in
-   * one write transaction (materialising writes what fell due). A malformed id, a missing one and
-   * another tenant's all read as 404.
+   * Materialises, so it writes: the tenant's workload brought up to its virtual now, then `fn`
+   * with it and its run, in one unit of work. A malformed id, a missing one and another
+   * tenant's all read as 404.
    */
-  function read<T>(tenantId: string, id: string, fn: (row: WorkloadRow, run: RunContext) => T): T {
-    return withWorkload(deps, tenantId, id, (row) => fn(row, materialiser.context(row)));
+  function materialisedRead<T>(tenantId: string, id: string, fn: (row: WorkloadRow, run: RunContext, unit: TenantUnit) => T): T {
+    return units.atNow(tenantId, (unit) => {
+      const row = unit.workload(id);
+      return fn(row, unit.run(row), unit);
+    });
   }
 
   /** A freeze or resume, committed even when the simulator ignores it: the 409 is thrown after. */
   function requestFreezeChange(tenantId: string, id: string, kind: FreezeChange) {
-    const outcome = withWorkload(deps, tenantId, id, (row) => changeFreeze(deps, row, kind));
+    const outcome = units.atNow(tenantId, (unit) => changeFreeze(unit, unit.workload(id), kind));
     if ('refusal' in outcome) throw outcome.refusal;
     return outcome.view;
   }
 
-  /** `change` on the workload at the tenant's virtual now, and the counters after it, in one transaction. */
-  function intervene(tenantId: string, id: string, change: (row: WorkloadRow, nowMs: number) => WorkloadRow): Intervened {
-    return withWorkload(deps, tenantId, id, (current) => {
-      const row = change(current, clock.nowMs(tenantId));
+  /** `change` on the workload at the tenant's virtual now, and the counters after it, in one unit of work. */
+  function intervene(tenantId: string, id: string, change: (row: WorkloadRow, unit: TenantUnit) => WorkloadRow): Intervened {
+    return units.atNow(tenantId, (unit) => {
+      const row = change(unit.workload(id), unit);
       return { row, counters: store.rlEvents.counters(row.id) };
     });
   }
 
   return {
-    read,
+    materialisedRead,
+
+    /** GET /v1/workloads/{id}: the workload as its owner sees it at the tenant's now. */
+    describe: (tenantId: string, id: string) => materialisedRead(tenantId, id, workloadView),
 
     /** POST /v1/workloads: admitted once per Idempotency-Key. */
     submit(tenantId: string, key: string, payload: Payload) {
       return admitOnce(deps, tenantId, key, {
-        scope: 'POST /v1/workloads',
+        operation: 'workload.submit',
         fingerprint: canonicalSha256(payload),
-        admit: (nowMs) => admitCustomWorkload(deps, tenantId, payload, nowMs),
+        admit: (unit) => admitCustomWorkload(deps, unit, payload),
       });
     },
 
@@ -112,11 +119,11 @@ export function createWorkloadService(deps: DomainContext) {
         throw new ApiError(403, 'attribution_required', 'scope=mine needs a member credential; this key is a team key (use scope=team)');
       }
       const limit = rawLimit === undefined || rawLimit <= 0 || rawLimit > 100 ? 50 : rawLimit;
-      return store.write(() => {
-        materialiser.materialiseTenant(tenantId, clock.nowMs(tenantId));
+      return units.atNow(tenantId, (unit) => {
+        unit.everyWorkload();
         const rows = store.workloads.list(tenantId, statusFilter(status), limit + 1, offset);
         const workloads = rows.slice(0, limit).map((row) => {
-          const run = materialiser.context(row);
+          const run = unit.run(row);
           const state = stateAt(run.spec, run.interventions, row.materialisedToMs, run.timeline);
           return { row, accruingRateUsdHour: state.accruingRateUsdHour, terminal: state.terminal };
         });
@@ -126,14 +133,14 @@ export function createWorkloadService(deps: DomainContext) {
 
     /** Cancelling twice, or a finished workload, is harmless: the SDK sends a fresh key each time. */
     cancel(tenantId: string, id: string): void {
-      read(tenantId, id, (row) => {
-        if (!isTerminal(row.status)) materialiser.intervene(row, clock.nowMs(tenantId), 'cancel');
+      materialisedRead(tenantId, id, (row, _run, unit) => {
+        if (!isTerminal(row.status)) unit.intervene(row, 'cancel');
       });
     },
 
     /** Lifecycle events after sequence id `after`, ascending, at most 100. */
     events(tenantId: string, id: string, after: number) {
-      return read(tenantId, id, (row) => store.runtime.events(row.id, after, 100));
+      return materialisedRead(tenantId, id, (row) => store.runtime.events(row.id, after, 100));
     },
 
     freeze: (tenantId: string, id: string) => requestFreezeChange(tenantId, id, 'freeze'),
@@ -141,30 +148,30 @@ export function createWorkloadService(deps: DomainContext) {
 
     /** The latest freeze and where it stands; 404 when the workload was never frozen. */
     freezeState(tenantId: string, id: string) {
-      return read(tenantId, id, (row, run) => {
+      return materialisedRead(tenantId, id, (row, run) => {
         const view = freezeView(row, run);
         if (!view) throw new ApiError(404, 'not_found', `workload ${row.id} was never frozen`);
         return view;
       });
     },
 
-    artifacts: (tenantId: string, id: string) => read(tenantId, id, artifacts),
+    artifacts: (tenantId: string, id: string) => materialisedRead(tenantId, id, artifacts),
 
-    ledger: (tenantId: string, id: string) => read(tenantId, id, (row, run) => ({ workload_id: row.id, ...ledger(row, run) })),
+    ledger: (tenantId: string, id: string) => materialisedRead(tenantId, id, (row, run) => ({ workload_id: row.id, ...ledger(row, run) })),
 
     routing: (tenantId: string, id: string) =>
-      read(tenantId, id, (row, run) => ({ workload_id: row.id, placements: routing(deps, row, run) })),
+      materialisedRead(tenantId, id, (row, run) => ({ workload_id: row.id, placements: routing(deps, row, run) })),
 
     /** What the workload published; nothing until it completed. */
-    outputs(tenantId: string, id: string): { workloadId: string; outputs: WorkloadOutput[] } {
-      return withWorkload(deps, tenantId, id, (row) => ({ workloadId: row.id, outputs: workloadOutputs(deps, row) }));
+    outputs(tenantId: string, id: string): { workloadId: string; outputs: readonly WorkloadOutput[] } {
+      return materialisedRead(tenantId, id, (row) => ({ workloadId: row.id, outputs: workloadOutputs(deps, row) }));
     },
 
     /** One output by name, in `stage` when given: 404 when there is none, 409 when stages share the name. */
     output(tenantId: string, id: string, name: string, stage: string | undefined): WorkloadOutput {
       // Checked before the workload is looked up: a bad name is a 400 whatever the id.
       if (!OUTPUT_NAME.test(name)) throw new ApiError(400, 'invalid_request', 'params.name: output names are letters, digits, `_`, `.` and `-`');
-      const candidates = withWorkload(deps, tenantId, id, (row) => workloadOutputs(deps, row))
+      const candidates = materialisedRead(tenantId, id, (row) => workloadOutputs(deps, row))
         .filter((o) => o.name === name && (stage === undefined || o.stageId === stage));
       if (candidates.length === 0) throw notFound(`output ${name}`);
       if (candidates.length > 1) {
@@ -175,16 +182,16 @@ export function createWorkloadService(deps: DomainContext) {
 
     /** Interrupts a running (or provisioning) run and recovers it in the next generation. */
     recover(tenantId: string, id: string, replayLast = 0): Intervened {
-      return intervene(tenantId, id, (row, nowMs) => {
+      return intervene(tenantId, id, (row, unit) => {
         if (row.status !== 'running' && row.status !== 'provisioning') throw refuse(row, 'recover');
-        return materialiser.intervene(row, nowMs, 'recover', { replayLast });
+        return unit.intervene(row, 'recover', { replayLast });
       });
     },
 
     /** Counts `count` task events as lost; the run itself goes on unchanged. */
     dropEvents(tenantId: string, id: string, count: number): Intervened {
-      return intervene(tenantId, id, (row, nowMs) => {
-        store.runtime.addIntervention(row.id, nowMs, 'drop_events', { count });
+      return intervene(tenantId, id, (row, unit) => {
+        store.runtime.addIntervention(row.id, unit.nowMs, 'drop_events', { count });
         store.rlEvents.drop(row.id, count);
         return row;
       });
@@ -192,9 +199,9 @@ export function createWorkloadService(deps: DomainContext) {
 
     /** Ends an active run as failed. */
     fail(tenantId: string, id: string, reason = 'failed on request (POST /_mock/workloads/{id}/fail)'): Intervened {
-      return intervene(tenantId, id, (row, nowMs) => {
+      return intervene(tenantId, id, (row, unit) => {
         if (isTerminal(row.status)) throw refuse(row, 'fail');
-        return materialiser.intervene(row, nowMs, 'fail', { reason });
+        return unit.intervene(row, 'fail', { reason });
       });
     },
   };

@@ -55,7 +55,7 @@ t.test('advancing the clock materialises what fell due, in the same call', async
   const { control, launches } = d.services;
   const reviewed = launches.preview(tenant, RLRecipeRequest.parse(legCounting()));
   const launched = await launches.launch(tenant, 'clock', RLRunRequest.parse({ ...reviewed.configuration, review_token: reviewed.review_token }));
-  const id = JSON.parse(launched.body).id;
+  const id = launched.submitted.id;
   const before = control.clock(tenant).nowMs;
   t.equal(d.store.workloads.get(tenant, id)?.status, 'accepted');
 

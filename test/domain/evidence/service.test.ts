@@ -68,7 +68,7 @@ t.test('a managed recipe run takes no ingested events', async (t) => {
   const tenant = newTenant();
   const preview = launches.preview(tenant, RLRecipeRequest.parse(legCounting()));
   const launched = await launches.launch(tenant, 'recipe', { ...preview.configuration, review_token: preview.review_token! });
-  const { id } = JSON.parse(launched.body);
+  const { id } = launched.submitted;
   t.same(refusal(() => evidence.ingest(tenant, id, { events: [] }, {})), { status: 409, code: 'recipe_run' });
 });
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { ApiError } from '../../../server/domain/errors.js';
-import { admitOnce, type Admitted } from '../../../server/domain/launches/idempotency.js';
+import { admitOnce } from '../../../server/domain/launches/idempotency.js';
+import type { TenantUnit } from '../../../server/domain/unit-of-work.js';
 import { domainServices } from '../../helpers/domain.js';
 
 /** An operation whose admissions are counted, refused while `refuse` says so. */
@@ -9,12 +10,12 @@ function operation(fingerprint: string, refuse = () => false) {
   return {
     admitted,
     request: {
-      scope: 'POST /test',
+      operation: 'workload.submit' as const,
       fingerprint,
-      admit: (nowMs: number): Admitted => {
+      admit: (unit: TenantUnit): string => {
         if (refuse()) throw new ApiError(402, 'budget_exceeded', 'refused on purpose');
-        admitted.push(nowMs);
-        return { status: 202, body: { n: admitted.length } };
+        admitted.push(unit.nowMs);
+        return `wl_test${admitted.length}`;
       },
     },
   };
@@ -27,7 +28,7 @@ t.test('concurrent duplicates of a new key: one admission, the others replay its
   const answers = await Promise.all([1, 2, 3].map(() => admitOnce(d.services.context, tenant, 'k', op.request)));
   t.equal(op.admitted.length, 1, 'admitted once');
   t.same(answers.map((a) => a.replayed).sort(), [false, true, true]);
-  t.same(new Set(answers.map((a) => a.body)).size, 1, 'every answer is the same body');
+  t.same(new Set(answers.map((a) => a.submitted.id)).size, 1, 'every answer names the same workload');
 });
 
 t.test('a duplicate that arrives while the first is refused is admitted on its own, not given the refusal', async (t) => {
@@ -40,7 +41,7 @@ t.test('a duplicate that arrives while the first is refused is admitted on its o
     admitOnce(d.services.context, tenant, 'k', op.request),
   ]);
   t.match(first, { status: 'rejected', reason: { status: 402 } }, 'the first is refused');
-  t.match(second, { status: 'fulfilled', value: { replayed: false, status: 202 } }, 'the second admitted itself');
+  t.match(second, { status: 'fulfilled', value: { replayed: false, submitted: { id: 'wl_test1' } } }, 'the second admitted itself');
   t.equal(op.admitted.length, 1);
 });
 

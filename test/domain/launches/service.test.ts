@@ -21,12 +21,12 @@ t.test('preview, launch, a same-key replay and a conflicting reuse, without a se
   t.match(reviewed.review_token, /\S/);
 
   const first = await d.services.launches.launch(tenant, 'run-1', launchBody(reviewed));
-  t.match(first, { replayed: false, status: 202 });
-  const id = JSON.parse(first.body).id;
+  t.match(first, { replayed: false, submitted: { status: 'accepted', revision: 1 } });
+  const id = first.submitted.id;
   t.match(id, /^wl_/);
 
   const again = await d.services.launches.launch(tenant, 'run-1', launchBody(reviewed));
-  t.same(again, { replayed: true, status: 202, body: first.body }, 'the stored answer, byte for byte');
+  t.same(again, { replayed: true, submitted: first.submitted }, 'the earlier answer');
   t.same(workloadIds(d, tenant), [id], 'one workload for the key');
 
   const other = launchBody(preview(d, tenant, { seed: 7 }));
@@ -46,7 +46,7 @@ t.test('a keyed launch is per tenant: the same key in another tenant is another 
   const first = await d.services.launches.launch(a, 'same', launchBody(preview(d, a)));
   const second = await d.services.launches.launch(b, 'same', launchBody(preview(d, b)));
   t.equal(second.replayed, false);
-  t.not(JSON.parse(second.body).id, JSON.parse(first.body).id);
+  t.not(second.submitted.id, first.submitted.id);
 });
 
 t.test('the admission levers reach preview and launch', async (t) => {
@@ -65,7 +65,7 @@ t.test('the admission levers reach preview and launch', async (t) => {
   t.match(blocked.blocking_reasons, [/^budget_exceeded: /]);
   await t.rejects(d.services.launches.launch(tenant, 'capped', launchBody(reviewed)), { status: 402, code: 'budget_exceeded' });
   d.services.control.removeBudget(tenant);
-  t.equal((await d.services.launches.launch(tenant, 'capped', launchBody(reviewed))).status, 202, 'admitted once the cap is gone');
+  t.equal((await d.services.launches.launch(tenant, 'capped', launchBody(reviewed))).replayed, false, 'admitted once the cap is gone');
   t.equal(workloadIds(d, tenant).length, 1);
 });
 

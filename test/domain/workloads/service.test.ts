@@ -6,7 +6,7 @@ import { customPayload, domainServices, refusal, submit } from '../../helpers/do
 // server. Every tenant's clock is manual, so virtual time moves only with context.clock.advance.
 
 const statusOf = (services: Services, tenantId: string, id: string) =>
-  services.workloads.read(tenantId, id, (row) => row.status);
+  services.workloads.materialisedRead(tenantId, id, (row) => row.status);
 
 const withStage = (outputs: Record<string, string>, id = 'main') => ({
   id,
@@ -19,12 +19,11 @@ t.test('submit admits in accepted; read materialises up to the tenant\'s virtual
   const { workloads, context } = services;
   const tenant = newTenant();
   const answer = await workloads.submit(tenant, 'first', customPayload());
-  t.equal(answer.status, 202);
   t.equal(answer.replayed, false);
-  const { id, status } = JSON.parse(answer.body);
+  const { id, status } = answer.submitted;
   t.equal(status, 'accepted');
 
-  t.same(workloads.read(tenant, id, (row, run) => [row.status, run.spec.kind]), ['accepted', 'custom'], 'read hands over the row and its run');
+  t.same(workloads.materialisedRead(tenant, id, (row, run) => [row.status, run.spec.kind]), ['accepted', 'custom'], 'read hands over the row and its run');
   t.equal(statusOf(services, tenant, id), 'accepted', 'no virtual time passed, however long the test takes');
   context.clock.advance(tenant, 120);
   t.equal(statusOf(services, tenant, id), 'running');
@@ -39,7 +38,7 @@ t.test('the same Idempotency-Key replays the stored answer; another payload unde
   const first = await services.workloads.submit(tenant, 'once', customPayload());
   const again = await services.workloads.submit(tenant, 'once', customPayload());
   t.equal(again.replayed, true);
-  t.equal(again.body, first.body, 'the same workload, answered as the first time');
+  t.same(again.submitted, first.submitted, 'the same workload, answered as the first time');
   t.equal(services.workloads.list(tenant, {}).workloads.length, 1, 'and no second one');
   await t.rejects(services.workloads.submit(tenant, 'once', customPayload({ name: 'other' })), { status: 409, code: 'idempotency_conflict' });
 });
@@ -110,7 +109,7 @@ t.test('another tenant\'s workload, a missing one and a malformed id all read as
   const before = services.context.store.runtime.interventions(id).length;
 
   const operations: Record<string, (tenantId: string, id: string) => unknown> = {
-    read: (tn, wl) => workloads.read(tn, wl, (row) => row),
+    read: (tn, wl) => workloads.materialisedRead(tn, wl, (row) => row),
     cancel: workloads.cancel,
     events: (tn, wl) => workloads.events(tn, wl, 0),
     freeze: workloads.freeze,
@@ -181,7 +180,7 @@ t.test('the /_mock interventions: recover, drop events and fail, refused in the 
   const recovered = workloads.recover(tenant, id, 0);
   t.equal(recovered.row.status, 'recovering');
   context.clock.advance(tenant, 120);
-  t.equal(workloads.read(tenant, id, (row) => row.generation), 2, 'back in the next generation');
+  t.equal(workloads.materialisedRead(tenant, id, (row) => row.generation), 2, 'back in the next generation');
 
   const failed = workloads.fail(tenant, id, 'out of patience');
   t.equal(failed.row.status, 'failed');
@@ -220,7 +219,7 @@ t.test('records: artifacts, ledger and routing read from the same materialised r
   const ledger = workloads.ledger(tenant, id);
   t.equal(ledger.workload_id, id);
   t.equal(ledger.settlement.status, 'closed', 'settled once the run ended');
-  const spend = workloads.read(tenant, id, (row) => row.spendUsd);
+  const spend = workloads.materialisedRead(tenant, id, (row) => row.spendUsd);
   const credits = ledger.entries.reduce((sum, e) => sum + Math.round((e.credit_usd ?? 0) * 1e6), 0);
   t.equal(credits, Math.round(spend * 1e6), 'the credits add up to the spend');
   const { placements } = workloads.routing(tenant, id);

@@ -124,3 +124,22 @@ t.test('filters: path exact or prefix, method, limit; bad filters are 400', asyn
   t.equal((await s.call('DELETE', '/_mock/requests')).status, 204);
   t.same(await journal(s), []);
 });
+
+t.test('journal rows riding a group commit that fails are queued again, not lost', async (t) => {
+  const s = await startServer(t);
+  await s.call('GET', '/v1/me');
+  const rowsNow = s.store.db.prepare('SELECT count(*) FROM request_journal').pluck();
+  let ridden: unknown;
+  let failOnce = true;
+  // Registered after the journal's rider, so it runs after the journal wrote its rows, in the same transaction.
+  s.store.onGroupCommit(() => {
+    if (!failOnce) return;
+    failOnce = false;
+    ridden = rowsNow.get();
+    throw new Error('the group commit fails');
+  });
+  await s.store.writeTogether(() => undefined);
+  t.equal(ridden, 1, 'the waiting row rode along the failed group commit');
+  t.equal(rowsNow.get(), 0, 'and was rolled back with it');
+  t.match(await journal(s), [{ method: 'GET', path: '/v1/me', status: 200 }], 'it is written all the same');
+});

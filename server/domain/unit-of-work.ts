@@ -1,0 +1,142 @@
+import type { Store } from '../../store/index.js';
+import type { WorkloadRow } from '../../store/workloads.js';
+import type { ClockMode, ClockView, VirtualClock } from './clock.js';
+import { notFound } from './errors.js';
+import { enqueueStatusChanges } from './webhooks/outbox.js';
+import type { Materialised, Materialiser, RunContext } from './workloads/materialise.js';
+
+/** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
+const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
+
+/**
+ * One tenant operation at the tenant's virtual now, inside the one write transaction the seam
+ * opened for it. Whatever it reads of a workload has been materialised up to now first (which
+ * writes what fell due), and every status change that materialising passes goes into the webhook
+ * outbox in the same transaction, so a read that moves a run on announces it in the same commit.
+ */
+export class TenantUnit {
+  private tenantMaterialised = false;
+  private now: number;
+
+  constructor(
+    readonly tenantId: string,
+    private readonly store: Store,
+    private readonly clock: VirtualClock,
+    private readonly materialiser: Materialiser,
+  ) {
+    this.now = clock.nowMs(tenantId);
+  }
+
+  /** The tenant's virtual time this operation runs at. */
+  get nowMs(): number {
+    return this.now;
+  }
+
+  /** The tenant's workload at now, or 404: a malformed id, a missing one and another tenant's read the same. */
+  workload(id: string): WorkloadRow {
+    const row = WORKLOAD_ID_PATTERN.test(id) ? this.store.workloads.get(this.tenantId, id) : undefined;
+    if (!row) throw notFound(`workload ${id}`);
+    return this.materialise(row);
+  }
+
+  /** A row of this tenant read some other way (an asset's holder, say), brought up to now. */
+  materialise(row: WorkloadRow): WorkloadRow {
+    return this.announce(this.materialiser.materialise(row, this.now));
+  }
+
+  /** Every workload of the tenant that may still change, brought up to now; once per operation. */
+  everyWorkload(): void {
+    if (this.tenantMaterialised) return;
+    for (const row of this.store.workloads.unsettled(this.tenantId)) this.materialise(row);
+    this.tenantMaterialised = true;
+  }
+
+  /** The simulated run behind a workload: its spec, interventions and timeline. */
+  run(row: WorkloadRow): RunContext {
+    return this.materialiser.context(row);
+  }
+
+  /**
+   * Records an intervention on a workload and applies it; answers the row after it. It takes
+   * effect 1 ms after everything already materialised, so the timeline before it (already stored
+   * and announced) is the same with or without it.
+   */
+  intervene(row: WorkloadRow, kind: string, args: object = {}): WorkloadRow {
+    const current = this.materialise(row);
+    const atMs = Math.max(this.now, current.materialisedToMs) + 1;
+    this.store.runtime.addIntervention(row.id, atMs, kind, args);
+    return this.announce(this.materialiser.materialise(current, atMs));
+  }
+
+  /** Changes the clock's mode (and scale), keeping the virtual time. */
+  setClock(mode: ClockMode, scale?: number): ClockView {
+    return this.moved(this.clock.set(this.tenantId, mode, scale));
+  }
+
+  /** Moves virtual time forward; what falls due is materialised as the operation reads it. */
+  advanceClock(seconds: number): ClockView {
+    return this.moved(this.clock.advance(this.tenantId, seconds));
+  }
+
+  /** Back to the configured mode and scale, keeping the current virtual time. */
+  resetClock(): ClockView {
+    return this.moved(this.clock.resetToDefaults(this.tenantId));
+  }
+
+  private moved(view: ClockView): ClockView {
+    this.now = view.nowMs;
+    this.tenantMaterialised = false;
+    return view;
+  }
+
+  private announce({ row, run, passed }: Materialised): WorkloadRow {
+    if (run && passed.length) enqueueStatusChanges(this.store, row, run, passed);
+    return row;
+  }
+}
+
+/**
+ * The seam every tenant operation goes through: it opens the transaction, gives the operation its
+ * tenant at now, and commits once. Units never nest: an operation that needs another tenant
+ * operation's work calls the unit it was given, so nothing can open a second transaction (a
+ * SAVEPOINT whose rollback would undo part of the first) or materialise the tenant twice.
+ */
+export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; materialiser: Materialiser }) {
+  const { store, clock, materialiser } = deps;
+  let open = false;
+
+  function inUnit<T>(tenantId: string, op: (unit: TenantUnit) => T): T {
+    if (open) throw new Error('a tenant unit of work was opened inside another; pass the open unit down instead');
+    open = true;
+    try {
+      return op(new TenantUnit(tenantId, store, clock, materialiser));
+    } finally {
+      open = false;
+    }
+  }
+
+  return {
+    /** `op` at the tenant's now, in one IMMEDIATE transaction. */
+    atNow<T>(tenantId: string, op: (unit: TenantUnit) => T): T {
+      return store.write(() => inUnit(tenantId, op));
+    },
+
+    /**
+     * Like atNow, committed together with the other keyed writes of this event-loop turn (the
+     * group commit); the promise settles after the COMMIT.
+     */
+    atNowTogether<T>(tenantId: string, op: (unit: TenantUnit) => T): Promise<T> {
+      return store.writeTogether(() => inUnit(tenantId, op));
+    },
+
+    /**
+     * Several tenants' operations in one transaction, each with its own unit: a scenario file is
+     * applied to every tenant it names, or to none.
+     */
+    acrossTenants<T>(fn: (atNow: <U>(tenantId: string, op: (unit: TenantUnit) => U) => U) => T): T {
+      return store.write(() => fn(inUnit));
+    },
+  };
+}
+
+export type UnitsOfWork = ReturnType<typeof createUnitsOfWork>;
