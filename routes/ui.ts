@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { packageRoot } from '../server/boot/package-info.js';
-import { ApiError } from '../server/domain/errors.js';
+import { ApiError } from '../server/http/api-error.js';
 import { sendApiError } from '../server/http/error-handler.js';
 
 /**

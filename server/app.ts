@@ -7,7 +7,7 @@ import auth from './http/auth.js';
 import { loadCatalog, type Catalog } from './domain/catalog/index.js';
 import type { Config } from './config.js';
 import docs from './http/docs.js';
-import { ApiError } from './domain/errors.js';
+import { ApiError } from './http/api-error.js';
 import errorHandler, { sendApiError } from './http/error-handler.js';
 import faults from './http/faults.js';
 import journal from './http/journal.js';

@@ -6,7 +6,7 @@ import { BinaryBody, errorResponses } from '../../openapi/common.js';
 import { AssetParams } from '../../openapi/params.js';
 import { UploadCollector, uploadTooLarge, type ReceivedUpload } from '../../server/domain/assets/upload.js';
 import type { ImportOutcome } from '../../server/domain/assets/service.js';
-import { ApiError } from '../../server/domain/errors.js';
+import { ApiError } from '../../server/http/api-error.js';
 import { markReplayed } from '../../server/http/idempotency.js';
 import { assetListView, assetView } from '../../server/http/views/asset.js';
 

@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { ApiError } from '../domain/errors.js';
+import { DomainError } from '../domain/errors.js';
+import { ApiError } from './api-error.js';
 import { describeValidation, type ValidationItem } from '../domain/validation.js';
 
 const FASTIFY_CODES: Record<string, [number, string]> = {
@@ -16,6 +17,7 @@ const FASTIFY_CODES: Record<string, [number, string]> = {
 
 function toApiError(err: FastifyError, request: FastifyRequest): ApiError | undefined {
   if (err instanceof ApiError) return err;
+  if (err instanceof DomainError) return ApiError.of(err);
   if (err.validation) {
     const { path, message } = describeValidation(err.validationContext ?? 'request', err.validation as ValidationItem[]);
     const codes = request.routeOptions.config.validationCodes ?? {};

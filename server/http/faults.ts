@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { onSendHookHandler, preValidationHookHandler } from 'fastify';
 import type { FaultRow } from '../../store/faults.js';
 import type { FaultActionInput } from '../domain/control/faults.js';
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from './api-error.js';
 
 /**
  * Design decision 9. The rules are evaluated in one hook, preValidation: after auth (the tenant is

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from './api-error.js';
 import type { IdempotentAnswer } from '../domain/launches/idempotency.js';
 import { sendEncodedJson } from './encoded.js';
 import { syncHook } from './sync-hook.js';

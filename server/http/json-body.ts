@@ -1,5 +1,5 @@
 import jsonc from 'jsonc-parser';
-import { ApiError } from '../domain/errors.js';
+import { ApiError } from './api-error.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
 

@@ -2,7 +2,7 @@ import { WorkloadPayload } from '../../openapi/workloads.js';
 import { openStore } from '../../store/index.js';
 import { defaultConfig, type Config } from '../../server/config.js';
 import { loadCatalog } from '../../server/domain/catalog/index.js';
-import { ApiError } from '../../server/domain/errors.js';
+import { DomainError, type Refusal } from '../../server/domain/errors.js';
 import { createServices, type Services } from '../../server/domain/services.js';
 import { freshKey, type Teardown } from './server.js';
 
@@ -39,12 +39,12 @@ export async function submit(services: Services, tenantId: string, extra: Record
   return answer.submitted.id;
 }
 
-/** The ApiError `fn` throws, as `{status, code}`, or undefined when it throws none. */
-export function refusal(fn: () => unknown): { status: number; code: string } | undefined {
+/** The DomainError `fn` throws, as `{refusal, code}`, or undefined when it throws none. */
+export function refusal(fn: () => unknown): { refusal: Refusal; code: string } | undefined {
   try {
     fn();
   } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, code: err.code };
+    if (err instanceof DomainError) return { refusal: err.refusal, code: err.code };
     throw err;
   }
   return undefined;

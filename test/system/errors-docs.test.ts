@@ -53,16 +53,26 @@ const DYNAMIC: Record<string, (source: string, at: string) => Emitted[]> = {
     each(/const REFUSALS[^=]*= \{([\s\S]*?)\n\};/.exec(source)![1], new RegExp(`\\[${CODE},`, 'g'), at, 409),
   // The router's refusals: `status === 414 ? 'uri_too_long' : 'invalid_request'`, both literals already read.
   'server/app.ts': () => [],
+  // A domain refusal keeps its code, which the DomainError calls above name.
+  'server/http/api-error.ts': () => [],
   // A fault rule answers the code its rule names: the test's, not the server's.
   'server/http/faults.ts': () => [],
 };
+
+/** The status each kind of domain refusal is answered with, from the HTTP layer's table. */
+const STATUS_OF = Object.fromEntries(
+  [.../const STATUS_OF[^=]*= \{([\s\S]*?)\};/.exec(SHIPPED.get('server/http/api-error.ts')!)![1].matchAll(/(\w+): (\d{3})/g)].map(([, kind, status]) => [kind, status]),
+);
 
 function emitted(t: Test): Emitted[] {
   const found: Emitted[] = [];
   const dynamicFiles = new Set<string>();
   for (const [path, source] of SHIPPED) {
-    for (const m of source.matchAll(/new ApiError\(\s*([^,]+),\s*([^,]+),/g)) {
-      const [, status, code] = m;
+    const errors = [
+      ...[...source.matchAll(/new ApiError\(\s*([^,]+),\s*([^,]+),/g)].map(([, status, code]) => [status, code]),
+      ...[...source.matchAll(/new DomainError\(\s*'(\w+)',\s*([^,]+),/g)].map(([, kind, code]) => [STATUS_OF[kind] ?? kind, code]),
+    ];
+    for (const [status, code] of errors) {
       const literal = new RegExp(`^${CODE}$`).exec(code.trim());
       if (literal) found.push({ code: literal.groups!.code, status: /^\d{3}$/.test(status.trim()) ? Number(status) : undefined, at: path });
       else {

@@ -49,6 +49,29 @@ t.test('the domain imports nothing of the HTTP layer or the routes', async (t) =
   }
 });
 
+/** The code without its comments: a comment may describe what the HTTP layer does with a value. */
+const code = (path: string) => text(path).replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/[^\n]*/g, '$1');
+const DOMAIN = SHIPPED.filter((p) => under(p, 'server/domain', 'server/simulator'));
+
+t.test('the domain speaks no HTTP: no status numbers, header names or routes as values', async (t) => {
+  for (const path of DOMAIN) {
+    const body = code(path);
+    t.notMatch(body, /\b(status|statusCode|code)\s*:\s*[1-5]\d\d\b|\b[1-5]\d\d as const\b/, `${path} returns no status number`);
+    t.notMatch(body, /new \w*Error\(\s*[1-5]\d\d\b/, `${path} throws no status number`);
+    t.notMatch(body, /'(GET|POST|PUT|PATCH|DELETE) \/[^']*'/, `${path} names no route as a value`);
+    // The delivery worker is the mock's one HTTP client: the headers it sends are the webhook protocol's.
+    if (path !== 'server/domain/webhooks/delivery.ts') {
+      t.notMatch(body, /'(idempotent-replayed|idempotency-key|content-type|retry-after|etag|cache-control|x-nodus-[a-z0-9-]+|x-request-id)'/i, `${path} names no header`);
+    }
+  }
+});
+
+t.test('the unit of work is the only way into a transaction from the domain', async (t) => {
+  for (const path of DOMAIN.filter((p) => p !== 'server/domain/unit-of-work.ts')) {
+    t.notMatch(code(path), /\.(write|writeTogether)\(/, `${path} opens no transaction of its own`);
+  }
+});
+
 t.test('docs the code points to exist: pages of docs/, never the design notes outside the repository', async (t) => {
   for (const path of SHIPPED) {
     const body = text(path);

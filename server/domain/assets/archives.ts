@@ -1,6 +1,6 @@
 import { createGunzip } from 'node:zlib';
 import type { ArchiveKind } from '../../../store/assets.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 /**
  * The archive checks of assets-webhooks.md section 1: an archive (tar, tar.gz or zip, known by its
@@ -28,8 +28,8 @@ export function archiveKindOf(name: string): ArchiveKind | null {
   return null;
 }
 
-const malformed = (name: string, why: string) => new ApiError(400, 'invalid_archive', `${name} is not a readable archive: ${why}`);
-const unsafe = (path: string, why: string) => new ApiError(400, 'unsafe_archive', `archive member "${path}" ${why}; archives may hold only regular files and directories at relative paths`);
+const malformed = (name: string, why: string) => new DomainError('invalid', 'invalid_archive', `${name} is not a readable archive: ${why}`);
+const unsafe = (path: string, why: string) => new DomainError('invalid', 'unsafe_archive', `archive member "${path}" ${why}; archives may hold only regular files and directories at relative paths`);
 
 /** A relative path that stays inside the extraction folder, normalised (no `./`, no trailing `/`). */
 function safePath(raw: string): string {
@@ -47,7 +47,7 @@ class EntryList {
   readonly entries: ArchiveEntry[] = [];
   add(rawPath: string, type: ArchiveEntry['type'], bytes: number): void {
     if (this.entries.length >= MAX_ARCHIVE_ENTRIES) {
-      throw new ApiError(400, 'too_many_files', `the archive holds more than ${MAX_ARCHIVE_ENTRIES} entries`);
+      throw new DomainError('invalid', 'too_many_files', `the archive holds more than ${MAX_ARCHIVE_ENTRIES} entries`);
     }
     this.entries.push({ path: safePath(rawPath), type, bytes });
   }
@@ -216,12 +216,12 @@ async function listTar(data: Buffer, name: string, gzip: boolean, maxExpandedByt
       if (failed) return;
       failed = true;
       gunzip.destroy();
-      reject(err instanceof ApiError ? err : malformed(name, `it does not inflate as gzip (${(err as Error).message})`));
+      reject(err instanceof DomainError ? err : malformed(name, `it does not inflate as gzip (${(err as Error).message})`));
     };
     gunzip.on('data', (chunk: Buffer) => {
       expanded += chunk.length;
       try {
-        if (expanded > maxExpandedBytes) throw new ApiError(400, 'archive_too_large', `${name} inflates to more than ${maxExpandedBytes} bytes`);
+        if (expanded > maxExpandedBytes) throw new DomainError('invalid', 'archive_too_large', `${name} inflates to more than ${maxExpandedBytes} bytes`);
         reader.push(chunk);
       } catch (err) {
         fail(err);
@@ -273,7 +273,7 @@ function listZip(data: Buffer, name: string): ArchiveEntry[] {
     count = Number(data.readBigUInt64LE(at + 32));
     offset = Number(data.readBigUInt64LE(at + 48));
   }
-  if (count > MAX_ARCHIVE_ENTRIES) throw new ApiError(400, 'too_many_files', `the archive holds more than ${MAX_ARCHIVE_ENTRIES} entries`);
+  if (count > MAX_ARCHIVE_ENTRIES) throw new DomainError('invalid', 'too_many_files', `the archive holds more than ${MAX_ARCHIVE_ENTRIES} entries`);
   const list = new EntryList();
   let at = offset;
   for (let i = 0; i < count; i++) {

@@ -4,7 +4,7 @@ import type { AssetRow } from '../../../store/assets.js';
 import { isTerminal } from '../../simulator/types.js';
 import { sha256Hex } from '../canonical.js';
 import type { DomainContext } from '../context.js';
-import { ApiError, badRequest, conflict, notFound } from '../errors.js';
+import { DomainError, badRequest, conflict, notFound } from '../errors.js';
 import { archiveKindOf, listArchive, type ArchiveEntry } from './archives.js';
 import { ASSET_ID_PATTERN, checkUploadName, DEFAULT_UPLOAD_NAME, newAssetId, planImport, standInContent, type PlannedImport } from './rules.js';
 import { assetAt, type AssetAt } from './state.js';
@@ -51,7 +51,7 @@ export function createAssetService(deps: DomainContext) {
   /** The tenant's asset while it has contents. */
   function present(tenantId: string, id: string): AssetAt {
     const asset = assetAt(find(tenantId, id), clock.nowMs(tenantId));
-    if (asset.state === 'deleted') throw new ApiError(404, 'not_found', `asset ${id} was deleted: its contents went with it`);
+    if (asset.state === 'deleted') throw new DomainError('not_found', 'not_found', `asset ${id} was deleted: its contents went with it`);
     return asset;
   }
 

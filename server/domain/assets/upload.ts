@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 /** What arrived of an upload: its bytes, hashed as they came. */
 export interface ReceivedUpload {
@@ -8,7 +8,7 @@ export interface ReceivedUpload {
 }
 
 export const uploadTooLarge = (limit: number) =>
-  new ApiError(400, 'asset_too_large', `the upload is larger than this server's limit of ${limit} bytes (max_import_bytes in GET /v1/assets)`);
+  new DomainError('invalid', 'asset_too_large', `the upload is larger than this server's limit of ${limit} bytes (max_import_bytes in GET /v1/assets)`);
 
 /**
  * Takes an upload's chunks as they stream in: each is hashed and kept, and the chunk that would

@@ -4,7 +4,7 @@ import { registerKey } from './tenants.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { Catalog } from '../catalog/index.js';
 import { API_KEY_PATTERN } from '../../config.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { addFault } from './faults.js';
 import { setLevers } from './levers.js';
 import { setBudget, setRecipeOverride } from '../launches/admission.js';
@@ -95,7 +95,7 @@ export function applyScenario(deps: DomainContext, scenario: Scenario): string[]
       try {
         tenantId = registerKey(deps, key).id;
       } catch (err) {
-        if (err instanceof ApiError) throw new ScenarioError(`${where}: ${err.message}`);
+        if (err instanceof DomainError) throw new ScenarioError(`${where}: ${err.message}`);
         throw err;
       }
       const other = keyOfTenant.get(tenantId);

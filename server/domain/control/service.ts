@@ -25,7 +25,7 @@ export function createControlService(deps: DomainContext) {
   const { store, clock, units, catalog, config } = deps;
 
   return {
-    /** The tenant of an accepted key, registered on its first use; a 401 ApiError otherwise. */
+    /** The tenant of an accepted key, registered on its first use; a 401 DomainError otherwise. */
     registerKey(key: string): Tenant {
       return registerKey(deps, key);
     },

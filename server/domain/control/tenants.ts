@@ -1,19 +1,19 @@
 import { OPEN_MODE_KEY_PREFIX } from '../../config.js';
 import { sha256Hex } from '../canonical.js';
 import type { DomainContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 export interface Tenant {
   id: string;
   keyId: string;
 }
 
-export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
+export const unauthorized = (message: string) => new DomainError('unauthenticated', 'unauthorized', message);
 
 /**
  * Tenants come from keys (design decision 2). Open mode takes any `nk_test_` key and makes it its
  * own tenant on first use; strict mode takes only the configured keys. Registers the key (and its
- * tenant) when new; throws a 401 ApiError for a key this server does not accept. Scenario files
+ * tenant) when new; throws a 401 DomainError for a key this server does not accept. Scenario files
  * register their keys through this too.
  */
 export function registerKey(deps: DomainContext, key: string): Tenant {

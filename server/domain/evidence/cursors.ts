@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SecretName } from '../../../store/settings.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 /**
  * RL event cursors (design decision 8): opaque, at most 64 characters, minted by the server for
@@ -42,6 +42,6 @@ function readCursor(secret: Buffer, workloadId: string, cursor: string): number 
 export function positionAfter(secret: Buffer, workloadId: string, after: string | undefined, issuedFor: string): number {
   if (!after) return 0;
   const seq = readCursor(secret, workloadId, after);
-  if (seq === undefined) throw new ApiError(400, 'invalid_cursor', `query.after: not a cursor this server issued for ${issuedFor}; pass next_cursor unchanged`);
+  if (seq === undefined) throw new DomainError('invalid', 'invalid_cursor', `query.after: not a cursor this server issued for ${issuedFor}; pass next_cursor unchanged`);
   return seq;
 }

@@ -10,7 +10,7 @@ import { gradeAttempt } from '../../simulator/plan.js';
 import type { Outcome } from '../../simulator/tasks.js';
 import type { SimReceipt, SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 
 interface DerivedReceipt {
   createdAtMs: number;
@@ -51,7 +51,7 @@ export function gradingResults(deps: DomainContext, row: WorkloadRow, revision: 
   // can store such receipts on purpose): the contract's 500 for an unverifiable snapshot.
   const foreign = receipts.find((r) => r.plan_sha256 !== plan.planSha256);
   if (foreign) {
-    throw new ApiError(500, 'grading_results_unavailable',
+    throw new DomainError('unverifiable', 'grading_results_unavailable',
       `receipt ${foreign.attempt_id} names plan ${foreign.plan_sha256}, not revision ${revision}'s plan ${plan.planSha256}: the snapshot cannot be verified`);
   }
   return {

@@ -8,7 +8,7 @@ import { describeValidation } from '../validation.js';
 import { rlEventInput } from '../workloads/materialise.js';
 import { RL_EVENT_PREFIX, rlEventLine, type SimSpec } from '../../simulator/index.js';
 import type { DomainContext } from '../context.js';
-import { ApiError, conflict, invalidRequest } from '../errors.js';
+import { DomainError, conflict, invalidRequest } from '../errors.js';
 
 /**
  * POST /_mock/workloads/{id}/rl-events: application-reported events, taken in as the runner takes
@@ -184,10 +184,10 @@ export function ingestReported(deps: DomainContext, row: WorkloadRow, body: Inge
   const { spec } = deps.materialiser.context(row);
   const stages = stageIds(row, spec);
   const stageId = eitherOf('stage_id', body.stage_id, query.stage_id) ?? spec.stageId;
-  if (!stages.has(stageId)) throw new ApiError(400, 'invalid_stage', `stage_id: workload ${row.id} has no stage "${stageId}" (stages: ${[...stages].join(', ')})`);
+  if (!stages.has(stageId)) throw new DomainError('invalid', 'invalid_stage', `stage_id: workload ${row.id} has no stage "${stageId}" (stages: ${[...stages].join(', ')})`);
   const generation = eitherOf('generation', body.generation, query.generation) ?? row.generation;
   if (generation > row.generation) {
-    throw new ApiError(400, 'invalid_generation', `generation: workload ${row.id} is in generation ${row.generation}; events can come from generations 1 to ${row.generation}`);
+    throw new DomainError('invalid', 'invalid_generation', `generation: workload ${row.id} is in generation ${row.generation}; events can come from generations 1 to ${row.generation}`);
   }
   return ingestEvents(deps, row, body.candidates, { stageId, generation, nowMs: deps.clock.nowMs(row.tenantId), stdout: body.stdout });
 }

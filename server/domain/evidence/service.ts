@@ -3,7 +3,7 @@ import type { GradingPlanUpdate } from '../../../openapi/mock.js';
 import type { EvidenceCounters, RLEventRow } from '../../../store/rl-events.js';
 import type { LogAttempt, LogRow } from '../../../store/workload-runtime.js';
 import type { DomainContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { CURSOR_SECRET, LOG_CURSOR_SECRET, mintCursor, positionAfter } from './cursors.js';
@@ -29,7 +29,7 @@ export interface LogLinePage {
 }
 
 const noMember = (workloadId: string, member: string) =>
-  new ApiError(404, 'not_found', `workload ${workloadId} is not distributed: it has no member ${member}`);
+  new DomainError('not_found', 'not_found', `workload ${workloadId} is not distributed: it has no member ${member}`);
 
 /**
  * What workloads report: their task events, logs, grading receipts and the summary of them, and
@@ -64,7 +64,7 @@ export function createEvidenceService(deps: DomainContext) {
         const attempt = store.runtime.logAttempt(row.id, stage, generation);
         if (!attempt) {
           const which = [stage && `stage ${stage}`, generation && `generation ${generation}`].filter(Boolean).join(', ');
-          throw new ApiError(404, 'not_found', `workload ${row.id} has written no log${which ? ` for ${which}` : ''} yet`);
+          throw new DomainError('not_found', 'not_found', `workload ${row.id} has written no log${which ? ` for ${which}` : ''} yet`);
         }
         return { attempt, lines: store.runtime.attemptLines(row.id, attempt.stageId, attempt.generation) };
       });

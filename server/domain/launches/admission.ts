@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { BudgetUpdate, RecipeOverrideUpdate } from '../../../openapi/mock.js';
 import type { Budget, RecipeOverride } from '../../../store/admission.js';
 import type { CatalogRecipe } from '../catalog/index.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import type { DomainContext } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
 
@@ -53,7 +53,7 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * figure plus what ended workloads spent) − what running workloads spent − what they are still
  * expected to spend.
  */
-export function budgetRefusal(deps: DomainContext, unit: TenantUnit, estimatedCostUsd: number): ApiError | undefined {
+export function budgetRefusal(deps: DomainContext, unit: TenantUnit, estimatedCostUsd: number): DomainError | undefined {
   const budget = deps.store.admission.budget(unit.tenantId);
   if (!budget) return undefined;
   // The headroom counts what running workloads have spent by now.
@@ -62,8 +62,8 @@ export function budgetRefusal(deps: DomainContext, unit: TenantUnit, estimatedCo
   const monthToDate = budget.monthToDateUsd + use.settledUsd;
   const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;
   if (estimatedCostUsd <= headroom) return undefined;
-  return new ApiError(
-    402,
+  return new DomainError(
+    'over_budget',
     'budget_exceeded',
     `this run's estimated cost of $${estimatedCostUsd.toFixed(2)} exceeds the remaining monthly headroom of $${Math.max(0, headroom).toFixed(2)}; raise the cap or wait for running workloads to finish`,
     {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Requirements, WorkloadPayload } from '../../../openapi/workloads.js';
 import { checkWorkloadAssets, holdAssets } from '../assets/workloads.js';
 import { budgetRefusal } from './admission.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import type { RecipeSimulation, SimSpec } from '../../simulator/types.js';
@@ -65,7 +65,7 @@ function knownEnvironmentIds(deps: DomainContext): Set<string> {
   ]);
 }
 
-const serverOwned = () => new ApiError(400, 'invalid_rl', 'body.rl.recipe: server-owned; only managed launches (POST /v1/rl-runs) carry recipe provenance');
+const serverOwned = () => new DomainError('invalid', 'invalid_rl', 'body.rl.recipe: server-owned; only managed launches (POST /v1/rl-runs) carry recipe provenance');
 
 /**
  * Any `rl.recipe` in a submission, whatever its shape: checked before the schema, so a string or
@@ -82,17 +82,17 @@ export function refuseClientRecipe(body: unknown): void {
  */
 export function checkSubmission(deps: DomainContext, p: Payload): void {
   if (!p.source && !(p.stages && p.stages.length > 0)) {
-    throw new ApiError(400, 'missing_source', 'a workload needs a `source` (image and command) or at least one entry in `stages`');
+    throw new DomainError('invalid', 'missing_source', 'a workload needs a `source` (image and command) or at least one entry in `stages`');
   }
   if (p.rl) {
     if ('recipe' in p.rl) throw serverOwned();
     if (!knownEnvironmentIds(deps).has(p.rl.environment_id)) {
-      throw new ApiError(400, 'invalid_rl', `body.rl.environment_id: "${p.rl.environment_id}" is not a known environment (custom, a contract environment or a catalog id)`);
+      throw new DomainError('invalid', 'invalid_rl', `body.rl.environment_id: "${p.rl.environment_id}" is not a known environment (custom, a contract environment or a catalog id)`);
     }
   }
   for (const req of allRequirements(p)) {
     if ((req.node_count ?? 1) > 1 || req.distribution !== undefined || (req.total_gpu_count ?? 1) >= 2) {
-      throw new ApiError(400, 'distributed_training_unavailable', 'multi-node, `distribution` and total_gpu_count >= 2 submissions are not available; use one node');
+      throw new DomainError('invalid', 'distributed_training_unavailable', 'multi-node, `distribution` and total_gpu_count >= 2 submissions are not available; use one node');
     }
   }
 }

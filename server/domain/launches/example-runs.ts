@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import { admitCustomWorkload } from './custom-runs.js';
 import type { CatalogExample, RunnableEnvironment } from '../catalog/environments.js';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import type { DomainContext } from '../context.js';
 
@@ -57,7 +57,7 @@ export function findExample(deps: DomainContext, environmentId: string, exampleI
   if (!found) {
     throw environment.launch
       ? notFound(`example ${exampleId} of environment ${environmentId}`)
-      : new ApiError(404, 'not_found', `environment ${environmentId} is listed only: it has no runnable example`);
+      : new DomainError('not_found', 'not_found', `environment ${environmentId} is listed only: it has no runnable example`);
   }
   return found;
 }

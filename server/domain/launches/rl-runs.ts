@@ -4,7 +4,7 @@ import { budgetRefusal, recipeAvailability } from './admission.js';
 import { canonicalSha256 } from '../canonical.js';
 import { Catalog, type CatalogRecipe } from '../catalog/index.js';
 import { isoTime } from '../clock.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { REVIEW_SECRET, reviewToken, sameToken } from './review-token.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import { gradingPlanSha256 } from '../../simulator/index.js';
@@ -39,7 +39,7 @@ interface NormalisedRun {
   configuration: Configuration;
 }
 
-const invalid = (field: string, message: string) => new ApiError(400, 'invalid_request', `body.${field}: ${message}`);
+const invalid = (field: string, message: string) => new DomainError('invalid', 'invalid_request', `body.${field}: ${message}`);
 
 function within(field: string, value: number, min: number, max: number): number {
   if (value < min || value > max) throw invalid(field, `${value} is outside this recipe's limits ${min}–${max}`);
@@ -50,12 +50,12 @@ function within(field: string, value: number, min: number, max: number): number 
 function normalise(catalog: Catalog, request: Request): NormalisedRun {
   const id = request.recipe_id ?? DEFAULT_RECIPE_ID;
   if (!catalog.hasRecipeId(id)) {
-    throw new ApiError(400, 'unknown_recipe', `body.recipe_id: no recipe "${id}" in this catalog; GET /v1/rl-recipes lists them`);
+    throw new DomainError('invalid', 'unknown_recipe', `body.recipe_id: no recipe "${id}" in this catalog; GET /v1/rl-recipes lists them`);
   }
   const recipe = catalog.recipe(id, request.recipe_version);
   if (!recipe) {
     const versions = catalog.recipes.filter((r) => r.id === id).map((r) => r.version).join(', ');
-    throw new ApiError(400, 'unknown_recipe', `body.recipe_version: recipe "${id}" has no version "${request.recipe_version}" (versions: ${versions})`);
+    throw new DomainError('invalid', 'unknown_recipe', `body.recipe_version: recipe "${id}" has no version "${request.recipe_version}" (versions: ${versions})`);
   }
   const mode = request.mode ?? (recipe.modes.includes('evaluate') ? 'evaluate' : recipe.modes[0]);
   if (!recipe.modes.includes(mode)) {
@@ -223,8 +223,8 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
   const { review_token: token, ...request } = body;
   const run = normalise(deps.catalog, request);
   if (!sameToken(token, reviewToken(reviewSecret(deps), tenantId, run.configuration, run.recipe))) {
-    throw new ApiError(
-      409,
+    throw new DomainError(
+      'conflict',
       'review_changed',
       'the configuration, the recipe or its runtime changed since this review token was issued; preview again and launch with the new review_token',
     );
@@ -232,15 +232,15 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
   const levers = deps.store.levers.levers(tenantId);
   const validUntilMs = levers.reviewExpiry ? deps.store.levers.reviewValidUntil(tenantId, token) : null;
   if (validUntilMs !== null && nowMs > validUntilMs) {
-    throw new ApiError(
-      409,
+    throw new DomainError(
+      'conflict',
       'review_changed',
       `this review expired at ${isoTime(validUntilMs)} (the preview's estimate.valid_until; review expiry is on for this tenant); preview again and launch with the new review_token`,
     );
   }
   const availability = recipeAvailability(deps, tenantId, run.recipe);
   if (!availability.available) {
-    throw new ApiError(503, 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
+    throw new DomainError('unavailable', 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
   }
   const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs, levers.unrecoverableErrorRate);
   const refusal = budgetRefusal(deps, unit, workload.estimatedCostUsd);

@@ -1,6 +1,6 @@
 import type { AttemptRow, DeliveryFilter, DeliveryRow } from '../../../store/webhooks.js';
 import type { DomainContext } from '../context.js';
-import { ApiError, badRequest, conflict, notFound } from '../errors.js';
+import { DomainError, badRequest, conflict, notFound } from '../errors.js';
 import { createDeliveryWorker, type WorkerLog } from './delivery.js';
 import { refusedWebhookUrl } from './hosts.js';
 import { newWebhookSecret } from './signing.js';
@@ -47,7 +47,7 @@ export function createWebhookService(deps: DomainContext) {
     /** Never the secret. */
     get(tenantId: string): { url: string; enabled: boolean } {
       const hook = store.webhooks.get(tenantId);
-      if (!hook) throw new ApiError(404, 'not_found', 'no webhook is configured for this team: PUT /v1/webhooks sets one');
+      if (!hook) throw new DomainError('not_found', 'not_found', 'no webhook is configured for this team: PUT /v1/webhooks sets one');
       return { url: hook.url, enabled: hook.enabled };
     },
 

@@ -3,7 +3,7 @@ import type { WorkloadRow } from '../../../store/workloads.js';
 import { sha256Hex } from '../canonical.js';
 import { checkpoints } from './checkpoints.js';
 import { isoTime } from '../clock.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { firstAfter, type RunContext } from './materialise.js';
 import { isTerminal, type IgnoredIntervention, type Intervention } from '../../simulator/types.js';
 import type { TenantUnit } from '../unit-of-work.js';
@@ -97,14 +97,14 @@ export function freezeView(row: WorkloadRow, ctx: RunContext): WorkloadFreeze | 
  * (already frozen, nothing to resume, ended) stays recorded as ignored, as any intervention the
  * simulator cannot apply does, and comes back as the 409 to throw once that is committed.
  */
-export function changeFreeze(unit: TenantUnit, current: WorkloadRow, kind: FreezeChange): { view: WorkloadFreeze } | { refusal: ApiError } {
+export function changeFreeze(unit: TenantUnit, current: WorkloadRow, kind: FreezeChange): { view: WorkloadFreeze } | { refusal: DomainError } {
   const row = unit.intervene(current, kind);
   const ctx = unit.run(row);
   const recorded = ctx.interventions[ctx.interventions.length - 1];
   const ignored = ctx.timeline.ignored.find((i) => i.intervention === recorded);
   if (ignored) {
     const [code, problem] = REFUSALS[ignored.reason];
-    return { refusal: new ApiError(409, code, `cannot ${kind} workload ${row.id}: it ${problem} (status ${row.status})`) };
+    return { refusal: new DomainError('conflict', code, `cannot ${kind} workload ${row.id}: it ${problem} (status ${row.status})`) };
   }
   return { view: freezeView(row, ctx)! };
 }

@@ -7,7 +7,7 @@ import { isTerminal, WORKLOAD_STATUSES } from '../../simulator/types.js';
 import { checkWorkloadAssets } from '../assets/workloads.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import { admitCustomWorkload, checkSubmission } from '../launches/custom-runs.js';
 import { admitOnce } from '../launches/idempotency.js';
 import { changeFreeze, freezeView, type FreezeChange } from './freeze.js';
@@ -58,7 +58,7 @@ export interface Intervened {
 const OUTPUT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/;
 
 const refuse = (row: WorkloadRow, what: string) =>
-  new ApiError(409, 'invalid_workload_state', `cannot ${what} workload ${row.id} while it is ${row.status}`);
+  new DomainError('conflict', 'invalid_workload_state', `cannot ${what} workload ${row.id} while it is ${row.status}`);
 
 /** Workloads: submit, read, list, cancel and their lifecycle events, each one transaction. */
 export function createWorkloadService(deps: DomainContext) {
@@ -116,7 +116,7 @@ export function createWorkloadService(deps: DomainContext) {
     list(tenantId: string, query: ListQuery): { workloads: ListedWorkload[]; nextOffset?: number } {
       const { limit: rawLimit, offset = 0, status, scope } = query;
       if (scope === 'mine') {
-        throw new ApiError(403, 'attribution_required', 'scope=mine needs a member credential; this key is a team key (use scope=team)');
+        throw new DomainError('forbidden', 'attribution_required', 'scope=mine needs a member credential; this key is a team key (use scope=team)');
       }
       const limit = rawLimit === undefined || rawLimit <= 0 || rawLimit > 100 ? 50 : rawLimit;
       return units.atNow(tenantId, (unit) => {
@@ -150,7 +150,7 @@ export function createWorkloadService(deps: DomainContext) {
     freezeState(tenantId: string, id: string) {
       return materialisedRead(tenantId, id, (row, run) => {
         const view = freezeView(row, run);
-        if (!view) throw new ApiError(404, 'not_found', `workload ${row.id} was never frozen`);
+        if (!view) throw new DomainError('not_found', 'not_found', `workload ${row.id} was never frozen`);
         return view;
       });
     },
@@ -170,12 +170,12 @@ export function createWorkloadService(deps: DomainContext) {
     /** One output by name, in `stage` when given: 404 when there is none, 409 when stages share the name. */
     output(tenantId: string, id: string, name: string, stage: string | undefined): WorkloadOutput {
       // Checked before the workload is looked up: a bad name is a 400 whatever the id.
-      if (!OUTPUT_NAME.test(name)) throw new ApiError(400, 'invalid_request', 'params.name: output names are letters, digits, `_`, `.` and `-`');
+      if (!OUTPUT_NAME.test(name)) throw new DomainError('invalid', 'invalid_request', 'params.name: output names are letters, digits, `_`, `.` and `-`');
       const candidates = materialisedRead(tenantId, id, (row) => workloadOutputs(deps, row))
         .filter((o) => o.name === name && (stage === undefined || o.stageId === stage));
       if (candidates.length === 0) throw notFound(`output ${name}`);
       if (candidates.length > 1) {
-        throw new ApiError(409, 'ambiguous_output', `output ${name} exists in stages ${candidates.map((c) => c.stageId).join(', ')}; pass ?stage=`);
+        throw new DomainError('conflict', 'ambiguous_output', `output ${name} exists in stages ${candidates.map((c) => c.stageId).join(', ')}; pass ?stage=`);
       }
       return candidates[0];
     },

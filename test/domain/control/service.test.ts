@@ -42,7 +42,7 @@ t.test('the oldest eligible rule applies; every live match counts the request', 
   t.equal(control.takeFault(tenant, 'GET', '/v1/me')?.id, waiting.id);
   t.match(control.faults(tenant), [{ id: waiting.id, seen: 2, applied: 1 }, { id: ready.id, seen: 1, applied: 1 }]);
 
-  t.throws(() => control.removeFault(tenant, 'flt_missing'), { status: 404, message: 'fault flt_missing not found' });
+  t.throws(() => control.removeFault(tenant, 'flt_missing'), { refusal: 'not_found', message: 'fault flt_missing not found' });
   control.removeFault(tenant, waiting.id);
   t.same(control.faults(tenant).map((f) => f.id), [ready.id]);
   control.clearFaults(tenant);
@@ -130,17 +130,17 @@ t.test('keys: open mode takes nk_test_ keys, strict mode only its own, each a st
   const open = domainServices(t);
   const tenant = open.services.control.registerKey('nk_test_domain');
   t.same(open.services.control.registerKey('nk_test_domain'), tenant, 'the same key, the same tenant');
-  t.throws(() => open.services.control.registerKey('sk_live_x'), { status: 401, message: /start with nk_test_/ });
+  t.throws(() => open.services.control.registerKey('sk_live_x'), { refusal: 'unauthenticated', message: /start with nk_test_/ });
 
   const strict = domainServices(t, { keys: [{ key: 'team-a', tenant: 'tenant-a' }] });
   t.equal(strict.services.control.registerKey('team-a').id, 'tenant-a');
-  t.throws(() => strict.services.control.registerKey('nk_test_other'), { status: 401, message: /not configured/ });
+  t.throws(() => strict.services.control.registerKey('nk_test_other'), { refusal: 'unauthenticated', message: /not configured/ });
 });
 
 t.test('overrides of an unknown recipe are a 404; readiness fails once the database is gone', async (t) => {
   const d = domainServices(t);
   const tenant = d.tenant();
-  t.throws(() => d.services.control.overrideRecipe(tenant, 'no-such-recipe', { available: false }), { status: 404, message: 'recipe no-such-recipe not found' });
+  t.throws(() => d.services.control.overrideRecipe(tenant, 'no-such-recipe', { available: false }), { refusal: 'not_found', message: 'recipe no-such-recipe not found' });
   t.match(d.services.control.overrideRecipe(tenant, 'swe-smith-repair', { available: true }), { id: 'swe-smith-repair', available: true });
   t.doesNotThrow(() => d.services.control.ready());
   d.store.close();

@@ -33,10 +33,10 @@ t.test('ingest keeps the valid events in order; pages walk them with cursors onl
   t.same(evidence.eventPage(tenant, id, '', 4).events, first.events, 'an empty cursor starts at the beginning');
 
   const other = await submit(services, tenant, rl());
-  t.same(refusal(() => evidence.eventPage(tenant, other, first.nextCursor, 4)), { status: 400, code: 'invalid_cursor' }, 'another workload\'s cursor');
-  t.same(refusal(() => evidence.eventPage(tenant, id, 'c1.1.forged', 4)), { status: 400, code: 'invalid_cursor' });
+  t.same(refusal(() => evidence.eventPage(tenant, other, first.nextCursor, 4)), { refusal: 'invalid', code: 'invalid_cursor' }, 'another workload\'s cursor');
+  t.same(refusal(() => evidence.eventPage(tenant, id, 'c1.1.forged', 4)), { refusal: 'invalid', code: 'invalid_cursor' });
   const logCursor = evidence.liveLog(tenant, id, undefined, undefined).nextCursor;
-  t.same(refusal(() => evidence.eventPage(tenant, id, logCursor, 4)), { status: 400, code: 'invalid_cursor' }, 'a log cursor is not an event cursor');
+  t.same(refusal(() => evidence.eventPage(tenant, id, logCursor, 4)), { refusal: 'invalid', code: 'invalid_cursor' }, 'a log cursor is not an event cursor');
 });
 
 t.test('ingest targets: stage and generation from the body or the query, checked against the workload', async (t) => {
@@ -45,10 +45,10 @@ t.test('ingest targets: stage and generation from the body or the query, checked
   const tenant = newTenant();
   const id = await submit(services, tenant, rl());
   const events = attempt('baseline', 't0', 1, 'passed');
-  t.same(refusal(() => evidence.ingest(tenant, 'wl_AAAAAAAAAAAAAAAAAAAA', undefined, {})), { status: 400, code: 'invalid_request' }, 'no body: 400 whatever the id');
-  t.same(refusal(() => evidence.ingest(tenant, id, { events, stage_id: 'nope' }, {})), { status: 400, code: 'invalid_stage' });
-  t.same(refusal(() => evidence.ingest(tenant, id, { events, generation: 2 }, {})), { status: 400, code: 'invalid_generation' });
-  t.same(refusal(() => evidence.ingest(tenant, id, { events, generation: 1 }, { generation: 1 })), { status: 400, code: 'invalid_request' }, 'both places');
+  t.same(refusal(() => evidence.ingest(tenant, 'wl_AAAAAAAAAAAAAAAAAAAA', undefined, {})), { refusal: 'invalid', code: 'invalid_request' }, 'no body: 400 whatever the id');
+  t.same(refusal(() => evidence.ingest(tenant, id, { events, stage_id: 'nope' }, {})), { refusal: 'invalid', code: 'invalid_stage' });
+  t.same(refusal(() => evidence.ingest(tenant, id, { events, generation: 2 }, {})), { refusal: 'invalid', code: 'invalid_generation' });
+  t.same(refusal(() => evidence.ingest(tenant, id, { events, generation: 1 }, { generation: 1 })), { refusal: 'invalid', code: 'invalid_request' }, 'both places');
   t.equal(evidence.eventPage(tenant, id, undefined, 100).events.length, 0, 'a refused request stores nothing');
 
   context.clock.advance(tenant, 120);
@@ -69,7 +69,7 @@ t.test('a managed recipe run takes no ingested events', async (t) => {
   const preview = launches.preview(tenant, RLRecipeRequest.parse(legCounting()));
   const launched = await launches.launch(tenant, 'recipe', { ...preview.configuration, review_token: preview.review_token! });
   const { id } = launched.submitted;
-  t.same(refusal(() => evidence.ingest(tenant, id, { events: [] }, {})), { status: 409, code: 'recipe_run' });
+  t.same(refusal(() => evidence.ingest(tenant, id, { events: [] }, {})), { refusal: 'conflict', code: 'recipe_run' });
 });
 
 t.test('a text body is logged as the workload printed it; logs and live pages read it back', async (t) => {
@@ -77,7 +77,7 @@ t.test('a text body is logged as the workload printed it; logs and live pages re
   const { evidence } = services;
   const tenant = newTenant();
   const id = await submit(services, tenant, rl());
-  t.same(refusal(() => evidence.log(tenant, id, {})), { status: 404, code: 'not_found' }, 'no log before its first line');
+  t.same(refusal(() => evidence.log(tenant, id, {})), { refusal: 'not_found', code: 'not_found' }, 'no log before its first line');
   const [started, completed] = attempt('baseline', 't0', 1, 'passed');
   const text = ['step 1', line(started), 'step 2', line(completed), 'nodus.rl_event {broken'].join('\n');
   const result = evidence.ingest(tenant, id, text, {});
@@ -87,16 +87,16 @@ t.test('a text body is logged as the workload printed it; logs and live pages re
   const { attempt: served, lines } = evidence.log(tenant, id, {});
   t.same(lines, text.split('\n'), 'every line, the event lines included');
   t.match(served, { stageId: 'main', generation: 1, truncated: false });
-  t.same(refusal(() => evidence.log(tenant, id, { generation: 2 })), { status: 404, code: 'not_found' });
-  t.same(refusal(() => evidence.log(tenant, id, { member: 'm0' })), { status: 404, code: 'not_found' }, 'not distributed');
+  t.same(refusal(() => evidence.log(tenant, id, { generation: 2 })), { refusal: 'not_found', code: 'not_found' });
+  t.same(refusal(() => evidence.log(tenant, id, { member: 'm0' })), { refusal: 'not_found', code: 'not_found' }, 'not distributed');
 
   const live = evidence.liveLog(tenant, id, undefined, undefined);
   t.same(live.lines.map((l) => l.line), text.split('\n'));
   t.equal(live.truncated, false);
   t.same(evidence.liveLog(tenant, id, live.nextCursor, undefined).lines, [], 'nothing after the last line yet');
   const eventCursor = evidence.eventPage(tenant, id, undefined, 1).nextCursor;
-  t.same(refusal(() => evidence.liveLog(tenant, id, eventCursor, undefined)), { status: 400, code: 'invalid_cursor' }, 'an event cursor is not a log cursor');
-  t.same(refusal(() => evidence.liveLog(tenant, id, undefined, 'm0')), { status: 404, code: 'not_found' });
+  t.same(refusal(() => evidence.liveLog(tenant, id, eventCursor, undefined)), { refusal: 'invalid', code: 'invalid_cursor' }, 'an event cursor is not a log cursor');
+  t.same(refusal(() => evidence.liveLog(tenant, id, undefined, 'm0')), { refusal: 'not_found', code: 'not_found' });
 });
 
 t.test('summary tallies the latest report of each attempt and counts what was dropped', async (t) => {
@@ -118,7 +118,7 @@ t.test('grading: a derived plan, its results, and receipts naming another plan a
   const { evidence } = services;
   const tenant = newTenant();
   const id = await submit(services, tenant, rl());
-  t.same(refusal(() => evidence.gradingResults(tenant, id, 1)), { status: 404, code: 'not_found' }, 'no plan yet');
+  t.same(refusal(() => evidence.gradingResults(tenant, id, 1)), { refusal: 'not_found', code: 'not_found' }, 'no plan yet');
   evidence.ingest(tenant, id, { events: phaseEvents('evaluation', 3, 2) }, {});
 
   const derived = evidence.putGradingPlan(tenant, id, {});
@@ -131,6 +131,6 @@ t.test('grading: a derived plan, its results, and receipts naming another plan a
 
   const given = evidence.putGradingPlan(tenant, id, { revision: 2, plan_sha256: 'b'.repeat(64), receipts: derived.receipts });
   t.equal(given.source, 'given');
-  t.same(refusal(() => evidence.gradingResults(tenant, id, 2)), { status: 500, code: 'grading_results_unavailable' });
-  t.same(refusal(() => evidence.gradingResults(tenant, id, 3)), { status: 404, code: 'not_found' });
+  t.same(refusal(() => evidence.gradingResults(tenant, id, 2)), { refusal: 'unverifiable', code: 'grading_results_unavailable' });
+  t.same(refusal(() => evidence.gradingResults(tenant, id, 3)), { refusal: 'not_found', code: 'not_found' });
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ApiError } from '../../../server/domain/errors.js';
+import { DomainError } from '../../../server/domain/errors.js';
 import { admitOnce } from '../../../server/domain/launches/idempotency.js';
 import type { TenantUnit } from '../../../server/domain/unit-of-work.js';
 import { domainServices } from '../../helpers/domain.js';
@@ -13,7 +13,7 @@ function operation(fingerprint: string, refuse = () => false) {
       operation: 'workload.submit' as const,
       fingerprint,
       admit: (unit: TenantUnit): string => {
-        if (refuse()) throw new ApiError(402, 'budget_exceeded', 'refused on purpose');
+        if (refuse()) throw new DomainError('over_budget', 'budget_exceeded', 'refused on purpose');
         admitted.push(unit.nowMs);
         return `wl_test${admitted.length}`;
       },
@@ -40,7 +40,7 @@ t.test('a duplicate that arrives while the first is refused is admitted on its o
     admitOnce(d.services.context, tenant, 'k', op.request),
     admitOnce(d.services.context, tenant, 'k', op.request),
   ]);
-  t.match(first, { status: 'rejected', reason: { status: 402 } }, 'the first is refused');
+  t.match(first, { status: 'rejected', reason: { refusal: 'over_budget' } }, 'the first is refused');
   t.match(second, { status: 'fulfilled', value: { replayed: false, submitted: { id: 'wl_test1' } } }, 'the second admitted itself');
   t.equal(op.admitted.length, 1);
 });
@@ -54,7 +54,7 @@ t.test('a duplicate with another body, sent while the first is in flight, is a c
     admitOnce(d.services.context, tenant, 'k', b.request),
   ]);
   t.match(first, { status: 'fulfilled', value: { replayed: false } });
-  t.match(second, { status: 'rejected', reason: { status: 409, code: 'idempotency_conflict' } });
+  t.match(second, { status: 'rejected', reason: { refusal: 'conflict', code: 'idempotency_conflict' } });
   t.equal(b.admitted.length, 0, 'the other body was never admitted');
 });
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { RLRecipeRequest, RLRunRequest } from '../../../openapi/rl-recipes.js';
-import { ApiError } from '../../../server/domain/errors.js';
+import { DomainError } from '../../../server/domain/errors.js';
 import { domainServices } from '../../helpers/domain.js';
 import { legCounting } from '../../helpers/rl.js';
 
@@ -30,10 +30,10 @@ t.test('preview, launch, a same-key replay and a conflicting reuse, without a se
   t.same(workloadIds(d, tenant), [id], 'one workload for the key');
 
   const other = launchBody(preview(d, tenant, { seed: 7 }));
-  await t.rejects(d.services.launches.launch(tenant, 'run-1', other), { status: 409, code: 'idempotency_conflict' });
+  await t.rejects(d.services.launches.launch(tenant, 'run-1', other), { refusal: 'conflict', code: 'idempotency_conflict' });
   t.same(workloadIds(d, tenant), [id], 'a conflict creates nothing');
 
-  await t.rejects(d.services.launches.launch(tenant, 'run-2', launchBody(reviewed, { seed: 7 })), { status: 409, code: 'review_changed' },
+  await t.rejects(d.services.launches.launch(tenant, 'run-2', launchBody(reviewed, { seed: 7 })), { refusal: 'conflict', code: 'review_changed' },
     'a token from another configuration');
   t.same(workloadIds(d, tenant), [id], 'a refused launch leaves its key free and creates nothing');
   const second = await d.services.launches.launch(tenant, 'run-2', other);
@@ -56,14 +56,14 @@ t.test('the admission levers reach preview and launch', async (t) => {
 
   d.services.control.overrideRecipe(tenant, 'reasoning-gym-leg-counting', { available: false, unavailable_reason: 'drained' });
   t.match(preview(d, tenant), { launchable: false, review_token: '', blocking_reasons: ['recipe_unavailable: drained'] });
-  await t.rejects(d.services.launches.launch(tenant, 'paused', launchBody(reviewed)), { status: 503, code: 'rl_unavailable' });
+  await t.rejects(d.services.launches.launch(tenant, 'paused', launchBody(reviewed)), { refusal: 'unavailable', code: 'rl_unavailable' });
   d.services.control.overrideRecipe(tenant, 'reasoning-gym-leg-counting', { available: true });
 
   d.services.control.setBudget(tenant, { monthly_spend_cap_usd: 0.000001 });
   const blocked = preview(d, tenant);
   t.equal(blocked.launchable, false);
   t.match(blocked.blocking_reasons, [/^budget_exceeded: /]);
-  await t.rejects(d.services.launches.launch(tenant, 'capped', launchBody(reviewed)), { status: 402, code: 'budget_exceeded' });
+  await t.rejects(d.services.launches.launch(tenant, 'capped', launchBody(reviewed)), { refusal: 'over_budget', code: 'budget_exceeded' });
   d.services.control.removeBudget(tenant);
   t.equal((await d.services.launches.launch(tenant, 'capped', launchBody(reviewed))).replayed, false, 'admitted once the cap is gone');
   t.equal(workloadIds(d, tenant).length, 1);
@@ -91,10 +91,10 @@ t.test('the recipe list follows each tenant\'s overrides; one object per availab
 
 t.test('catalog and example lookups answer 404s that name what is missing', async (t) => {
   const d = domainServices(t);
-  t.throws(() => d.services.catalog.environment('no-such-env'), new ApiError(404, 'not_found', 'environment no-such-env not found'));
+  t.throws(() => d.services.catalog.environment('no-such-env'), new DomainError('not_found', 'not_found', 'environment no-such-env not found'));
   t.equal(d.services.catalog.environment('gsm8k').id, 'gsm8k');
-  t.throws(() => d.services.launches.exampleWorkload('gsm8k', 'nope'), { status: 404, message: 'example nope of environment gsm8k not found' });
-  t.throws(() => d.services.launches.exampleWorkload('swe-smith', 'anything'), { status: 404, message: /listed only/ });
+  t.throws(() => d.services.launches.exampleWorkload('gsm8k', 'nope'), { refusal: 'not_found', message: 'example nope of environment gsm8k not found' });
+  t.throws(() => d.services.launches.exampleWorkload('swe-smith', 'anything'), { refusal: 'not_found', message: /listed only/ });
   const workload = d.services.launches.exampleWorkload('gsm8k', 'gsm8k-trained');
   t.match(workload, { rl: { environment_id: 'gsm8k', example_id: 'gsm8k-trained' } });
 });

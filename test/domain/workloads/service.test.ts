@@ -40,7 +40,7 @@ t.test('the same Idempotency-Key replays the stored answer; another payload unde
   t.equal(again.replayed, true);
   t.same(again.submitted, first.submitted, 'the same workload, answered as the first time');
   t.equal(services.workloads.list(tenant, {}).workloads.length, 1, 'and no second one');
-  await t.rejects(services.workloads.submit(tenant, 'once', customPayload({ name: 'other' })), { status: 409, code: 'idempotency_conflict' });
+  await t.rejects(services.workloads.submit(tenant, 'once', customPayload({ name: 'other' })), { refusal: 'conflict', code: 'idempotency_conflict' });
 });
 
 t.test('cancel ends an active workload and is harmless twice or once it has finished', async (t) => {
@@ -94,7 +94,7 @@ t.test('list: newest first, status filters, the contract\'s limit rule and offse
   t.equal(lastPage.nextOffset, undefined, 'no next offset on the last page');
   for (const limit of [0, -1, 101]) t.equal(ids({ limit }).length, 3, `limit ${limit} means 50`);
 
-  t.same(refusal(() => workloads.list(tenant, { scope: 'mine' })), { status: 403, code: 'attribution_required' });
+  t.same(refusal(() => workloads.list(tenant, { scope: 'mine' })), { refusal: 'forbidden', code: 'attribution_required' });
   t.same(ids({ scope: 'team' }), ids({}));
   t.same(workloads.list(newTenant(), {}).workloads, [], 'another tenant lists none of them');
 });
@@ -132,9 +132,9 @@ t.test('another tenant\'s workload, a missing one and a malformed id all read as
     putGradingPlan: (tn, wl) => evidence.putGradingPlan(tn, wl, {}),
   };
   for (const [name, operation] of Object.entries(operations)) {
-    t.same(refusal(() => operation(other, id)), { status: 404, code: 'not_found' }, `${name}: another tenant's`);
-    t.same(refusal(() => operation(owner, 'wl_AAAAAAAAAAAAAAAAAAAA')), { status: 404, code: 'not_found' }, `${name}: missing`);
-    t.same(refusal(() => operation(owner, '../etc/passwd')), { status: 404, code: 'not_found' }, `${name}: malformed`);
+    t.same(refusal(() => operation(other, id)), { refusal: 'not_found', code: 'not_found' }, `${name}: another tenant's`);
+    t.same(refusal(() => operation(owner, 'wl_AAAAAAAAAAAAAAAAAAAA')), { refusal: 'not_found', code: 'not_found' }, `${name}: missing`);
+    t.same(refusal(() => operation(owner, '../etc/passwd')), { refusal: 'not_found', code: 'not_found' }, `${name}: malformed`);
   }
   t.equal(statusOf(services, owner, id), 'running', 'the owner\'s run went on untouched');
   t.equal(services.context.store.runtime.interventions(id).length, before, 'and nothing was recorded on it');
@@ -146,7 +146,7 @@ t.test('freeze and resume: one transaction each, an ignored request kept before 
   const tenant = newTenant();
   const id = await submit(services, tenant);
   context.clock.advance(tenant, 120);
-  t.same(refusal(() => workloads.freezeState(tenant, id)), { status: 404, code: 'not_found' }, 'never frozen');
+  t.same(refusal(() => workloads.freezeState(tenant, id)), { refusal: 'not_found', code: 'not_found' }, 'never frozen');
 
   const requested = workloads.freeze(tenant, id);
   t.match(requested, { workload_id: id, state: 'requested', frozen_at: null });
@@ -156,13 +156,13 @@ t.test('freeze and resume: one transaction each, an ignored request kept before 
   t.equal(statusOf(services, tenant, id), 'frozen');
 
   const recorded = context.store.runtime.interventions(id).length;
-  t.same(refusal(() => workloads.freeze(tenant, id)), { status: 409, code: 'already_frozen' });
+  t.same(refusal(() => workloads.freeze(tenant, id)), { refusal: 'conflict', code: 'already_frozen' });
   t.equal(context.store.runtime.interventions(id).length, recorded + 1, 'the refused freeze is recorded, as an ignored intervention');
 
   t.match(workloads.resume(tenant, id), { id: requested.id, state: 'resuming' });
   context.clock.advance(tenant, 30);
   t.equal(statusOf(services, tenant, id), 'running');
-  t.same(refusal(() => workloads.resume(tenant, id)), { status: 409, code: 'not_frozen' });
+  t.same(refusal(() => workloads.resume(tenant, id)), { refusal: 'conflict', code: 'not_frozen' });
 });
 
 t.test('the /_mock interventions: recover, drop events and fail, refused in the wrong state', async (t) => {
@@ -170,7 +170,7 @@ t.test('the /_mock interventions: recover, drop events and fail, refused in the 
   const { workloads, context } = services;
   const tenant = newTenant();
   const id = await submit(services, tenant);
-  t.same(refusal(() => workloads.recover(tenant, id)), { status: 409, code: 'invalid_workload_state' }, 'nothing to recover before it runs');
+  t.same(refusal(() => workloads.recover(tenant, id)), { refusal: 'conflict', code: 'invalid_workload_state' }, 'nothing to recover before it runs');
 
   const dropped = workloads.dropEvents(tenant, id, 3);
   t.match(dropped, { row: { id, status: 'accepted' }, counters: { dropped: 3, truncated: true } });
@@ -184,8 +184,8 @@ t.test('the /_mock interventions: recover, drop events and fail, refused in the 
 
   const failed = workloads.fail(tenant, id, 'out of patience');
   t.equal(failed.row.status, 'failed');
-  t.same(refusal(() => workloads.fail(tenant, id)), { status: 409, code: 'invalid_workload_state' }, 'an ended run cannot fail again');
-  t.same(refusal(() => workloads.recover(tenant, id)), { status: 409, code: 'invalid_workload_state' });
+  t.same(refusal(() => workloads.fail(tenant, id)), { refusal: 'conflict', code: 'invalid_workload_state' }, 'an ended run cannot fail again');
+  t.same(refusal(() => workloads.recover(tenant, id)), { refusal: 'conflict', code: 'invalid_workload_state' });
 });
 
 t.test('outputs: published on completion, found by name and stage, a bad name refused before the lookup', async (t) => {
@@ -202,11 +202,11 @@ t.test('outputs: published on completion, found by name and stage, a bad name re
   t.equal(model.stageId, 'main');
   t.match(JSON.parse(model.content.toString()), { workload_id: id, name: 'model', path: 'ckpt' });
   t.equal(workloads.output(tenant, id, 'results', 'eval').stageId, 'eval');
-  t.same(refusal(() => workloads.output(tenant, id, 'results', undefined)), { status: 409, code: 'ambiguous_output' });
-  t.same(refusal(() => workloads.output(tenant, id, 'model', 'eval')), { status: 404, code: 'not_found' });
-  t.same(refusal(() => workloads.output(tenant, id, 'missing', undefined)), { status: 404, code: 'not_found' });
+  t.same(refusal(() => workloads.output(tenant, id, 'results', undefined)), { refusal: 'conflict', code: 'ambiguous_output' });
+  t.same(refusal(() => workloads.output(tenant, id, 'model', 'eval')), { refusal: 'not_found', code: 'not_found' });
+  t.same(refusal(() => workloads.output(tenant, id, 'missing', undefined)), { refusal: 'not_found', code: 'not_found' });
   for (const name of ['..', '.', 'a/b', 'x'.repeat(129)]) {
-    t.same(refusal(() => workloads.output(tenant, 'wl_AAAAAAAAAAAAAAAAAAAA', name, undefined)), { status: 400, code: 'invalid_request' }, `${name.slice(0, 8)}: 400 whatever the id`);
+    t.same(refusal(() => workloads.output(tenant, 'wl_AAAAAAAAAAAAAAAAAAAA', name, undefined)), { refusal: 'invalid', code: 'invalid_request' }, `${name.slice(0, 8)}: 400 whatever the id`);
   }
 });
 
