@@ -9,9 +9,9 @@ import { estimateRun } from '../../simulator/estimate.js';
 import type { SimSpec } from '../../simulator/types.js';
 
 /*
- * Workloads from stored row to wire shape. Here rather than in server/http/views because the
- * domain needs it too: a webhook delivery carries the workload as GET /v1/workloads/{id} shows
- * it, rendered in the transaction that makes the status change (domain/webhooks/outbox.ts).
+ * The workload as its owner sees it at a moment: the domain's description of a run, which
+ * GET /v1/workloads/{id} answers and a webhook delivery carries. The delivery fixes it in the
+ * transaction of the status change it announces, so it is a domain value, not an HTTP view.
  */
 
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
