@@ -24,7 +24,7 @@ export interface IdempotentAnswer {
 }
 
 /**
- * Design decision 7. Lookup, admission and the stored answer are one synchronous SQLite
+ * A key admits once. Lookup, admission and the stored answer are one synchronous SQLite
  * transaction (a savepoint of the turn's group commit), so concurrent duplicates are serialised
  * by construction: the second one finds the first's record and replays it, never creating a
  * second resource and never answering 409. Only successful admissions are stored: a refused
