@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { dateTime, jsonObject } from './primitives.js';
 
 /**
- * Assets (assets-webhooks.md section 1): what an upload or import answers, the list with this
- * deployment's limits, and the import request. The contract leaves these objects open and their
+ * Assets: what an upload or import answers, the list with this
+ * deployment's limits, and the import request. The real service's document leaves these objects open and their
  * strings free (`kind` and `state` are prose there, not enums), so they are here too: the server's
  * own values are fixed by server/domain/assets/, not by the wire shape.
  */

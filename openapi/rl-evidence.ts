@@ -49,7 +49,7 @@ const OUTCOMES = new Set(['passed', 'failed', 'error']);
  * false decides nothing (parse it then). It takes identities only in printable ASCII, no key set
  * to undefined, nothing the schema does not name. Parsing every simulated event through zod was
  * about a tenth of materialising a run (bench/, materialise profile); a property test holds
- * this to RLEvent (test/rl-ingest.test.ts).
+ * this to RLEvent (test/routes/mock/evidence.test.ts).
  */
 export function isPlainRLEvent(e: unknown): e is RLEvent {
   if (typeof e !== 'object' || e === null) return false;

@@ -65,8 +65,7 @@ export type RLRecipeDescriptor = z.infer<typeof RLRecipeDescriptor>;
 export const RLRecipeList = z.strictObject({ recipes: z.array(RLRecipeDescriptor) });
 
 // The contract pins recipe_id/recipe_version to the one recipe the real service serves; here the
-// catalog is data, so they are plain bounded strings checked against it by the route
-// (wire-contract.md section 6, item 11).
+// catalog is data, so they are plain bounded strings checked against it by the route.
 const catalogKey = z.string().min(1).max(64);
 
 const recipeRequestShape = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The team webhook (assets-webhooks.md section 2). The contract leaves every object open and
+ * The team webhook. The real service's document leaves every object open and
  * marks only the request's url as required; the mock always answers every field.
  */
 

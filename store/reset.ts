@@ -2,7 +2,7 @@ import type { Db } from './db.js';
 
 /**
  * Every table a tenant owns rows of, by `tenant_id`. Tables keyed by `workload_id` are emptied by
- * their ON DELETE CASCADE from `workloads`. test/reset.test.ts fails when a table with either
+ * their ON DELETE CASCADE from `workloads`. test/routes/mock/reset.test.ts fails when a table with either
  * column is covered neither here, nor by a cascade, nor in KEPT_BY_RESET: add new tables here.
  */
 export const TENANT_TABLES = [

@@ -7,7 +7,7 @@ import { PAGE } from '../seed.js';
 import { measure, warmUp } from './http.js';
 
 /**
- * Keyset paging (design decision 8): a page deep in a big workload must cost what the first page
+ * Keyset paging (a page is the rows after the cursor's seq): a page deep in a big workload must cost what the first page
  * costs. The same server, the same route and the same page size; only the cursor's depth differs.
  */
 export async function rlEvents(ctx: Context) {

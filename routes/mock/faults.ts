@@ -5,7 +5,10 @@ import { Fault, FaultList, FaultRule } from '../../openapi/mock.js';
 import { FaultParams } from '../../openapi/params.js';
 import { presentFault } from '../../server/http/views/fault.js';
 
-/** Fault rules (design decision 9); server/http/faults.ts applies them. */
+/**
+ * Fault rules, kept as data so a test scripts failures by method and path; server/http/faults.ts
+ * applies them.
+ */
 export default (async function mockFaultRoutes(app) {
   const { control } = app.services;
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
 import { Webhook, WebhookCreated, WebhookDeleted, WebhookRequest } from '../../openapi/webhooks.js';
 
-/** The team's one webhook (assets-webhooks.md section 2); deliveries: docs/webhooks.md. */
+/** The team's one webhook (the real service keeps one per team); deliveries: docs/webhooks.md. */
 export default (async function webhookRoutes(app) {
   const { webhooks } = app.services;
 

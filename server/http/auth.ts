@@ -5,8 +5,8 @@ import { unauthorized, type Tenant } from '../domain/control/tenants.js';
 import { syncHook } from './sync-hook.js';
 
 /**
- * The key check as a hook that the /v1 and /_mock contexts add (routes/index.ts); health, the
- * OpenAPI document and /docs stay public. The resolved tenant is cached per key: the row it
+ * The key check as a hook that the /v1 and /_mock contexts add (routes/v1/index.ts,
+ * routes/mock/index.ts); health, the OpenAPI document and /docs stay public. The resolved tenant is cached per key: the row it
  * mirrors never changes once written.
  */
 export default fp(async function auth(app) {

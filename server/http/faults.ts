@@ -6,7 +6,7 @@ import type { FaultActionInput } from '../domain/control/faults.js';
 import { ApiError } from './api-error.js';
 
 /**
- * Design decision 9. The rules are evaluated in one hook, preValidation: after auth (the tenant is
+ * Fault rules are data, applied here. They are evaluated in one hook, preValidation: after auth (the tenant is
  * known) and after the body is read (so the journal has it), before the route's own checks. The
  * onSend hook only carries out a drop decided there, since a dropped answer must exist first.
  */

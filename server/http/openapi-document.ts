@@ -2,7 +2,7 @@
  * The OpenAPI document: generated from the route schemas by @fastify/swagger (`npm run openapi`,
  * which commits it as openapi/openapi.json), and served from that committed file. Building it at
  * every start cost @fastify/swagger and its dependencies (yaml alone is 72 files) for a document
- * that only changes with the code; test/openapi.test.ts checks that a freshly generated document
+ * that only changes with the code; test/contract/openapi.test.ts checks that a freshly generated document
  * is what the server serves.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
 /**
- * The job simulator (design decision 5): a pure function of a workload's spec, its recorded
- * interventions and virtual time. No I/O, no clock, no randomness but the seed's.
+ * The job simulator: a pure function of a workload's spec, its recorded interventions and virtual
+ * time, so a restart loses nothing and the same calls give the same rows. No I/O, no clock, no
+ * randomness but the seed's.
  */
 import { buildOutputs } from './outputs.js';
 import { simulate } from './timeline.js';

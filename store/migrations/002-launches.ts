@@ -2,7 +2,7 @@ export default {
   version: 2,
   name: 'launches',
   sql: `
-    -- Design decision 7. Only successful admissions are stored, with the exact bytes answered.
+    -- A key admits one request per (tenant, scope, key). Only successful admissions are stored, with the exact bytes answered.
     CREATE TABLE idempotency_keys (
       tenant_id     TEXT NOT NULL REFERENCES tenants(id),
       scope         TEXT NOT NULL,

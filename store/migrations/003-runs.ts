@@ -25,7 +25,7 @@ export default {
     ) STRICT;
     CREATE INDEX workload_events_page ON workload_events (workload_id, seq);
 
-    -- RL task evidence (design decision 8): append-only, seq is the decimal row id on the wire.
+    -- RL task evidence: append-only, so a page after a seq never changes; seq is the decimal row id on the wire.
     CREATE TABLE rl_events (
       seq            INTEGER PRIMARY KEY,
       workload_id    TEXT NOT NULL REFERENCES workloads(id) ON DELETE CASCADE,

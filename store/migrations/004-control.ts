@@ -2,9 +2,9 @@ export default {
   version: 4,
   name: 'control',
   sql: `
-    -- Design decision 9: fault rules are data. seen counts the matching requests a live rule has
-    -- observed (it applies once seen has reached after_count); applied counts its applications,
-    -- up to times. seq orders rules by age: when several match, the oldest eligible one applies.
+    -- Fault rules are data, so tests script them over HTTP. seen counts the matching requests a
+    -- live rule has observed (it applies once seen has reached after_count); applied counts its
+    -- applications, up to times. seq orders rules by age: when several match, the oldest eligible one applies.
     CREATE TABLE faults (
       seq           INTEGER PRIMARY KEY,
       id            TEXT NOT NULL UNIQUE,

@@ -2,7 +2,7 @@ export default {
   version: 7,
   name: 'webhooks',
   sql: `
-    -- One webhook per tenant (assets-webhooks.md section 2). The secret is kept to sign deliveries
+    -- One webhook per tenant, as the real service keeps one per team. The secret is kept to sign deliveries
     -- and never answered by GET. since_ms is the virtual time it was first set: status changes
     -- from then on are delivered; a replacement keeps it, a delete forgets it.
     CREATE TABLE webhooks (

@@ -16,7 +16,7 @@ type Json = Record<string, any>;
 const contract = (JSON.parse(readFileSync(CONTRACT_PATH, 'utf8')) as Json).components.schemas as Record<string, Json>;
 const contractNames = Object.keys(contract).sort();
 
-// wire-contract.md section 6, item 11: catalog enums are data in nodus-mock.
+// Catalog enums are data in nodus-mock: the real document pins them to the one recipe it serves.
 const relaxedEnums = new Set([
   'RLRecipeRequest.recipe_id',
   'RLRecipeRequest.recipe_version',

@@ -7,7 +7,7 @@ import { RLRecipeRequest } from '../../openapi/rl-recipes.js';
 import { Placement, Requirements, SubmitResult, WorkloadInput, WorkloadPayload } from '../../openapi/workloads.js';
 import { refusedAt } from '../helpers/zod-verdict.js';
 
-// The body the SDK's own tests send (sdk-behaviour.md section 6), with an `rl` block.
+// The body the SDK's own tests send to `client.run(...)`, with an `rl` block.
 const sdkPayload = {
   requirements: { compute_class: 'accelerator' },
   outcome: { max_cost_usd: 3.0 },

@@ -6,9 +6,9 @@ import { packageRoot } from '../../server/boot/package-info.js';
 
 /**
  * Validates response bodies against the RL + workload subset of the real Nodus OpenAPI document
- * (test/contract/openapi-rl-subset.json, a copy of ../shared/contract). The document pins catalog
+ * (test/contract/openapi-rl-subset.json, a vendored copy). The document pins catalog
  * enums to the one recipe it serves; nodus-mock serves its catalog from data, so exactly those
- * enums are relaxed (wire-contract.md section 6, item 11) and nothing else.
+ * enums are relaxed and nothing else.
  */
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 

@@ -2,7 +2,7 @@ import { contractErrors } from './contract.js';
 import { eventPageProblems, gradingResultsProblems } from './sdk-strict.js';
 import type { CallResult, TestServer } from './server.js';
 
-/** A custom RL run as the capital-N SDK submits one (wire-contract.md 5.4). */
+/** A custom RL run as the capital-N SDK submits one: environment `custom`, no `recipe`. */
 export async function submitCustom(s: TestServer, mode: 'train' | 'evaluate' = 'train', extra: Record<string, unknown> = {}): Promise<string> {
   const res = await s.call('POST', '/v1/workloads', {
     body: {

@@ -1,6 +1,6 @@
 /**
  * The strict SDK's checks on `rl.events()` and `rl.grading_results()` replies
- * (sdk-behaviour.md section 8, wire-contract.md 4.4 and 4.5), re-implemented with Python's
+ * (as the Python SDK's `client.rl` parses them), re-implemented with Python's
  * notion of types: a boolean is not a number, an int is a number without a fraction, "null or"
  * admits JSON null and an absent key. Each function returns what the SDK would raise on, [] when
  * it would accept the reply. Deliberately independent of the zod schemas it checks.

@@ -42,10 +42,6 @@ const imageEnv: Record<string, string> = Object.fromEntries(
 const SERVER_ENV = new Set<string>(Object.values(OPTIONS).map((o) => o.env));
 /** Interpolated by compose itself, never seen by the server; each is documented in the README. */
 const COMPOSE_ONLY = ['NODUS_MOCK_PORT'];
-/**
- * Specified in shared/control-api.md and being added to OPTIONS on another branch. Once OPTIONS has
- * it, the first test fails to say this list must go.
- */
 const INTERPOLATION = /^\$\{(\w+):-([^}]*)\}$/;
 
 t.test('the YAML subset reader reads what it supports and refuses the rest', async (t) => {

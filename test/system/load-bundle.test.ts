@@ -9,7 +9,7 @@ import type { Teardown } from '../helpers/server.js';
 /**
  * A copy of the shipped bundle with a cache of our choosing, in a folder of dist/test: inside the
  * package root, so its requires resolve as the original's, and outside what npm packs
- * (test/package.test.ts lists that while these tests run).
+ * (test/system/package.test.ts lists that while these tests run).
  */
 function copyWithCache(t: Teardown, cache: 'shipped' | 'garbage' | 'stale') {
   const dir = mkdtempSync(join(dirname(BUNDLE), '..', 'test', 'bundle-copy-'));

@@ -3,7 +3,7 @@ import type { ArchiveKind } from '../../../store/assets.js';
 import { DomainError } from '../errors.js';
 
 /**
- * The archive checks of assets-webhooks.md section 1: an archive (tar, tar.gz or zip, known by its
+ * The archive checks the real service applies to uploads and imports: an archive (tar, tar.gz or zip, known by its
  * name) may hold regular files and directories only, no links, devices or FIFOs, at safe relative
  * paths, and at most MAX_ARCHIVE_ENTRIES of them. Listing needs only the headers: a tar is read
  * header by header, skipping the contents (a tar.gz is inflated as a stream, nothing of it kept),

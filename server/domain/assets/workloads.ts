@@ -17,9 +17,10 @@ function namedAssets(p: WorkloadPayload): { field: string; id: string }[] {
 }
 
 /**
- * Every asset a workload names must be this tenant's and ready (assets-webhooks.md section 1,
- * mock choice): unknown, deleted or another tenant's is 400 asset_not_found, importing or failed
- * 400 asset_not_ready. A 400 is what the SDK reads as a ValidationError. Answers the ids to hold.
+ * Every asset a workload names must be this tenant's and ready: unknown, deleted or another
+ * tenant's is 400 asset_not_found, importing or failed 400 asset_not_ready. The real service does
+ * not say how it answers these; a 400 is what the SDK reads as a ValidationError, where a 404 would
+ * read as a missing workload and a 409 as an idempotency conflict. Answers the ids to hold.
  */
 export function checkWorkloadAssets(deps: DomainContext, tenantId: string, payload: WorkloadPayload, nowMs: number): Set<string> {
   const ids = new Set<string>();

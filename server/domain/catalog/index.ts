@@ -212,7 +212,7 @@ function readCatalogFile(path: string): CatalogSections {
 
 /**
  * A built-in file, taken as it is: checking the built-in files took 15-25 ms of every cold start
- * (zod compiles the catalog schemas on their first use), and test/catalog.test.ts proves that
+ * (zod compiles the catalog schemas on their first use), and test/domain/catalog.test.ts proves that
  * parseCatalog accepts them and returns them unchanged. A `--catalog` file is always checked.
  */
 function readBuiltInFile(path: string): CatalogSections {

@@ -11,10 +11,11 @@ export interface Tenant {
 export const unauthorized = (message: string) => new DomainError('unauthenticated', 'unauthorized', message);
 
 /**
- * Tenants come from keys (design decision 2). Open mode takes any `nk_test_` key and makes it its
- * own tenant on first use; strict mode takes only the configured keys. Registers the key (and its
- * tenant) when new; throws a 401 DomainError for a key this server does not accept. Scenario files
- * register their keys through this too.
+ * Tenants come from keys, so parallel test suites isolate themselves by choosing distinct keys
+ * and need no shared reset. Open mode takes any `nk_test_` key and makes it its own tenant on
+ * first use; strict mode takes only the configured keys. Registers the key (and its tenant) when
+ * new; throws an `unauthenticated` DomainError for a key this server does not accept. Scenario files register their
+ * keys through this too.
  */
 export function registerKey(deps: DomainContext, key: string): Tenant {
   const entry = deps.config.keys?.find((k) => k.key === key);

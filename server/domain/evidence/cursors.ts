@@ -3,7 +3,7 @@ import type { SecretName } from '../../../store/settings.js';
 import { DomainError } from '../errors.js';
 
 /**
- * RL event cursors (design decision 8): opaque, at most 64 characters, minted by the server for
+ * RL event cursors: opaque, at most 64 characters (the SDK checks the length), minted by the server for
  * one workload. `c1.<seq base36>.<mac>`: the MAC binds the position to the workload, so another
  * workload's cursor or an edited one is refused instead of silently paging the wrong rows.
  */

@@ -12,7 +12,8 @@ import { DomainError, conflict, invalidRequest } from '../errors.js';
 
 /**
  * POST /_mock/workloads/{id}/rl-events: application-reported events, taken in as the runner takes
- * them from a workload's stdout (wire-contract.md 5.1). Each event stands or falls on its own.
+ * them from a workload's stdout (the real service has no such endpoint: its workloads print one
+ * `nodus.rl_event` line per event). Each event stands or falls on its own.
  */
 
 type Result = z.infer<typeof IngestEventsResult>;

@@ -3,8 +3,8 @@ import type { RLPhaseSummary, RLSummary } from '../../../openapi/rl-evidence.js'
 import type { EvidenceCounters, RLReport } from '../../../store/rl-events.js';
 
 /**
- * GET /v1/workloads/{id}/rl-summary as a pure function of the stored reports (wire-contract.md
- * 2.10 and 4.6). No I/O: the evidence service reads the rows and counters in one snapshot and calls this.
+ * GET /v1/workloads/{id}/rl-summary as a pure function of the stored reports, so the same reports
+ * always give the same summary. No I/O: the evidence service reads the rows and counters in one snapshot and calls this.
  */
 
 type AttemptReport = Pick<RLReport, 'seq' | 'generation' | 'phase' | 'taskId' | 'attempt' | 'kind'>;

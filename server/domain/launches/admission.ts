@@ -49,7 +49,7 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /**
  * The 402 a budgeted tenant gets when an estimate does not fit the headroom, with the arithmetic
- * fields the SDK reads (wire-contract.md 1.3). Headroom = cap − month-to-date (the configured
+ * fields the SDK exposes on its error. Headroom = cap − month-to-date (the configured
  * figure plus what ended workloads spent) − what running workloads spent − what they are still
  * expected to spend.
  */

@@ -77,7 +77,7 @@ export function refuseClientRecipe(body: unknown): void {
 }
 
 /**
- * The submission rules the schema cannot express (wire-contract.md 3.1): a source, a strict `rl`
+ * The submission rules of POST /v1/workloads that the schema cannot express: a source, a strict `rl`
  * block whose `recipe` is server-owned, and no distributed training.
  */
 export function checkSubmission(deps: DomainContext, p: Payload): void {

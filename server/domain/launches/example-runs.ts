@@ -7,7 +7,7 @@ import type { TenantUnit } from '../unit-of-work.js';
 import type { DomainContext } from '../context.js';
 
 /**
- * Catalog example runs (wire-contract.md 2.6, 2.7): the server builds an ordinary workload from an
+ * Catalog example runs (previewed by GET and submitted by POST under an environment's example): the server builds an ordinary workload from an
  * environment's `launch` and one of its examples, and admits it like POST /v1/workloads would.
  */
 

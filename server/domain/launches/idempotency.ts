@@ -21,11 +21,11 @@ export interface IdempotentAnswer {
 }
 
 /**
- * Lookup, admission and the record are one synchronous SQLite transaction (a savepoint of the
- * turn's group commit), so concurrent duplicates are serialised by construction: the second one
- * finds the first's record and replays it, never creating a second resource and never answering
- * a conflict. Only successful admissions are recorded: a refused request leaves the key free for
- * a corrected retry. The promise settles after the commit.
+ * A key admits once. Lookup, admission and the record are one synchronous SQLite transaction (a
+ * savepoint of the turn's group commit), so concurrent duplicates are serialised by construction:
+ * the second one finds the first's record and replays it, never creating a second resource and
+ * never answering a conflict. Only successful admissions are recorded: a refused request leaves
+ * the key free for a corrected retry. The promise settles after the commit.
  */
 export async function admitOnce(deps: DomainContext, tenantId: string, key: string, req: IdempotentRequest): Promise<IdempotentAnswer> {
   const { store, clock, units } = deps;

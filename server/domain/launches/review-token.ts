@@ -7,9 +7,10 @@ import type { CatalogRecipe } from '../catalog/index.js';
 export const REVIEW_SECRET: SecretName = 'review-token';
 
 /**
- * Design decision 6: the token is an HMAC over exactly what the user reviewed: their tenant, the
- * normalised configuration, and the recipe version with its runtime. Keyed by a secret stored in
- * the database, so tokens survive restarts but cannot be forged by a client.
+ * The review token proves a launch is what was previewed: an HMAC over exactly what the user
+ * reviewed: their tenant, the normalised configuration, and the recipe version with its runtime.
+ * Keyed by a secret stored in the database, so tokens survive restarts but cannot be forged by a
+ * client.
  */
 export function reviewToken(secret: Buffer, tenantId: string, configuration: object, recipe: CatalogRecipe): string {
   const reviewed = {

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * The Standard Webhooks scheme (a mock choice, assets-webhooks.md section 2): the secret is
+ * The Standard Webhooks scheme (a mock choice: the real service does not describe its deliveries,
+ * and an open scheme lets receivers verify with any Standard Webhooks library): the secret is
  * `whsec_` and base64 key bytes; a delivery is signed as HMAC-SHA256 over
  * `{webhook-id}.{webhook-timestamp}.{body}` and sent as `v1,<base64>`.
  */

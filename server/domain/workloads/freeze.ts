@@ -9,7 +9,7 @@ import { isTerminal, type IgnoredIntervention, type Intervention } from '../../s
 import type { TenantUnit } from '../unit-of-work.js';
 
 /**
- * Freeze and resume (wire-contract.md 3.9). The simulator already plays them (simulator/
+ * Freeze and resume, which the SDK calls. The simulator already plays them (simulator/
  * interventions.ts): `freezing` at the request, `frozen` 10-20 s later with the compute released,
  * and after a resume the interrupted status returns 5-15 s later, every later item moved by the
  * paused span. This module records the request and reads the WorkloadFreeze back from the

@@ -87,7 +87,7 @@ export function firstAfter(items: readonly TimelineItem[], t: number): number {
 }
 
 /**
- * Design decision 5: a workload's stored rows are the simulator's timeline up to the tenant's
+ * Materialisation: a workload's stored rows are the simulator's timeline up to the tenant's
  * virtual now. Every call writes what fell due since the last one, in the caller's transaction,
  * and moves the row's `materialised_to_ms` with it, so a restart continues exactly where the
  * last commit stopped: no gaps, no duplicates. Timelines are derived data and cached per
@@ -212,7 +212,7 @@ export class Materialiser {
 
   /**
    * Recovery re-reports the last N task events of the old generation with their event ids, as
-   * new rows of the new one (wire-contract.md 2.8): read from the stored rows, so ingested
+   * new rows of the new one (ids are unique per generation): read from the stored rows, so ingested
    * events of custom runs are replayed the same way as simulated ones. The workload prints them
    * again, so they are logged again too.
    */

@@ -174,7 +174,7 @@ t.test('a retry returns the original run even after the catalog changed; section
   t.same((await s.call('GET', '/v1/rl-environments')).body.environments.map((e: any) => e.id), ['graph-coloring', 'swe-smith', 'my-env']);
   t.equal((await s.call('GET', '/v1/rl-recipes')).body.recipes.length, 8, 'the built-in recipes stay');
 
-  // The newer SDK submits a catalog example itself (wire-contract.md 5.3): any catalog id is accepted.
+  // The newer SDK submits a catalog example itself, as a plain POST /v1/workloads: any catalog id is accepted.
   const sdkBody = (environmentId: string) => ({
     requirements: {},
     outcome: {},
