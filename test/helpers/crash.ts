@@ -76,7 +76,7 @@ export async function crashRound(db: string, keys: number, perKey: number, killA
     const integrity = file.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') problems.push(`integrity_check: ${integrity}`);
     const { workloads, keys: stored } = file
-      .prepare("SELECT (SELECT count(*) FROM workloads) AS workloads, (SELECT count(*) FROM idempotency_keys WHERE scope = 'POST /v1/rl-runs') AS keys")
+      .prepare("SELECT (SELECT count(*) FROM workloads) AS workloads, (SELECT count(*) FROM idempotency_keys WHERE scope = 'rl_run.launch') AS keys")
       .get() as { workloads: number; keys: number };
     if (workloads !== stored) problems.push(`${workloads} workloads for ${stored} keys: some key maps to two workloads, or a workload to none`);
   } finally {

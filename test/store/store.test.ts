@@ -41,6 +41,27 @@ t.test('every server secret exists once the store is open, before any request as
   t.notSame(store.settings.secret('cursor'), store.settings.secret('log-cursor'), 'each its own');
 });
 
+t.test('keys stored before migration 9 still replay: their route scopes become the operations', async (t) => {
+  const path = tempDbPath(t);
+  const old = new Database(path);
+  old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+  for (const m of MIGRATIONS.filter((m) => m.version <= 8)) {
+    old.exec(m.sql);
+    old.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, 'then');
+  }
+  old.prepare("INSERT INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms) VALUES ('tn_old', 1, 1, 1)").run();
+  const insert = old.prepare('INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, 202, ?, ?, 1, 9e15)');
+  insert.run('tn_old', 'POST /v1/rl-runs', 'k', 'f1', '{"id":"wl_a"}', 'wl_a');
+  insert.run('tn_old', 'POST /v1/workloads', 'k', 'f2', '{"id":"wl_b"}', 'wl_b');
+  insert.run('tn_old', 'POST /v1/rl-environments/{environment}/examples/{example}/runs', 'k', 'f3', '{"id":"wl_c"}', 'wl_c');
+  old.close();
+  const store = openStore(path);
+  t.teardown(() => store.close());
+  t.match(store.idempotency.find('tn_old', 'rl_run.launch', 'k'), { fingerprint: 'f1', workloadId: 'wl_a' });
+  t.match(store.idempotency.find('tn_old', 'workload.submit', 'k'), { fingerprint: 'f2', workloadId: 'wl_b' });
+  t.match(store.idempotency.find('tn_old', 'example.run', 'k'), { fingerprint: 'f3', workloadId: 'wl_c' });
+});
+
 t.test('refuses a database from a newer schema', async (t) => {
   const path = tempDbPath(t);
   openDatabase(path).close();
