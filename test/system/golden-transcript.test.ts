@@ -141,7 +141,8 @@ t.test('the golden transcript: today\'s answers to a seeded scenario, byte for b
   // An absolute URL: tap resolves a relative one against the caller's source-mapped .ts path.
   const appModule = new URL('../../server/app.js', import.meta.url).href;
   const { buildApp } = await t.mockImport<typeof import('../../server/app.js')>(appModule, { nanoid: countingNanoid() });
-  const config = defaultConfig({ logLevel: 'silent', db: dbPath, clock: 'manual' });
+  // 100 events a workload: the recovered train run (115 with its replays) is cut at the bound.
+  const config = defaultConfig({ logLevel: 'silent', db: dbPath, clock: 'manual', maxEventsPerWorkload: 100 });
   const app = await buildApp({ config, wallNow: () => WALL_MS });
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.teardown(() => app.close());
