@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Asset } from '../../openapi/assets.js';
 import { BinaryBody, errorResponses } from '../../openapi/common.js';
+import { StoredBytesHeaders } from '../../openapi/headers.js';
 import { AssetFailRequest, AssetFiles } from '../../openapi/mock-assets.js';
 import { AssetParams } from '../../openapi/params.js';
+import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { assetView } from '../../server/http/views/asset.js';
 
 /** What /v1 never serves: an asset's contents, so a test can check what its client packaged; and failing an import. */
@@ -19,6 +21,7 @@ export default (async function mockAssetRoutes(app) {
         200: { description: 'the stored bytes', content: { 'application/octet-stream': { schema: BinaryBody } } },
         ...errorResponses(400, 404),
       },
+      [RESPONSE_HEADERS]: { 200: StoredBytesHeaders },
     },
   }, async (request, reply) => {
     const { asset, data } = assets.content(request.tenant.id, request.params.id);

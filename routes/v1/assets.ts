@@ -3,20 +3,17 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Asset, AssetImportRequest, AssetList } from '../../openapi/assets.js';
 import { BinaryBody, errorResponses } from '../../openapi/common.js';
+import { ReplayedHeaders, UploadHeaders } from '../../openapi/headers.js';
 import { AssetParams } from '../../openapi/params.js';
 import { UploadCollector, uploadTooLarge, type ReceivedUpload } from '../../server/domain/assets/upload.js';
 import type { ImportOutcome } from '../../server/domain/assets/service.js';
 import { ApiError } from '../../server/http/api-error.js';
 import { markReplayed } from '../../server/http/idempotency.js';
+import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { assetListView, assetView } from '../../server/http/views/asset.js';
 
 const UploadQuery = z.object({
   name: z.string().meta({ default: 'dataset' }).optional().describe('the file name, with its archive extension (.tar, .tar.gz, .tgz, .zip) for an archive'),
-});
-
-const UploadHeaders = z.looseObject({
-  'idempotency-key': z.string().min(1).max(256).regex(/^[!-~]+$/).optional().describe('makes a retry of the same upload answer the same asset; needs X-Nodus-SHA256'),
-  'x-nodus-sha256': z.string().regex(/^[a-f0-9]{64}$/).optional().describe('SHA-256 of the exact body, lower-case hex'),
 });
 
 const UPLOAD_VALIDATION_CODES = {
@@ -78,6 +75,7 @@ const uploadRoute: FastifyPluginAsyncZod = async (app) => {
       headers: UploadHeaders,
       body: { content: { 'application/octet-stream': { schema: BinaryBody } } },
       response: { 201: Asset, ...errorResponses(400, 409, 500, 502) },
+      [RESPONSE_HEADERS]: { 201: ReplayedHeaders },
     },
     config: { validationCodes: UPLOAD_VALIDATION_CODES },
   }, async (request, reply) => {

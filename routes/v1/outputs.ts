@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { BinaryBody, errorResponses } from '../../openapi/common.js';
+import { OutputHeaders } from '../../openapi/headers.js';
 import { OutputParams, OutputQuery, WorkloadParams } from '../../openapi/params.js';
 import { Output } from '../../openapi/workloads.js';
+import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { outputListView } from '../../server/http/views/outputs.js';
 
 export default (async function outputRoutes(app) {
@@ -32,6 +34,7 @@ export default (async function outputRoutes(app) {
         200: { description: 'the file\'s bytes; X-Nodus-SHA256 carries their digest', content: { 'application/octet-stream': { schema: BinaryBody } } },
         ...errorResponses(400, 404, 409),
       },
+      [RESPONSE_HEADERS]: { 200: OutputHeaders },
     },
   }, async (request, reply) => {
     const output = workloads.output(request.tenant.id, request.params.id, request.params.name, request.query.stage);

@@ -4,8 +4,9 @@ import { errorResponses } from '../../openapi/common.js';
 import { EnvironmentParams, ExampleParams } from '../../openapi/params.js';
 import { RLEnvironment, RLEnvironmentList, RLExampleRunRequest } from '../../openapi/rl-environments.js';
 import { SubmitResult, WorkloadPayload } from '../../openapi/workloads.js';
+import { KeyedHeaders, ReplayedHeaders } from '../../openapi/headers.js';
 import { answerIdempotently, requireIdempotencyKey } from '../../server/http/idempotency.js';
-import { OPTIONAL_BODY } from '../../server/http/openapi-document.js';
+import { OPTIONAL_BODY, RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 
 export default (async function rlEnvironmentRoutes(app) {
   const { catalog, launches } = app.services;
@@ -48,10 +49,12 @@ export default (async function rlEnvironmentRoutes(app) {
       tags: ['RL'],
       summary: 'Run a catalog example as an ordinary workload (Idempotency-Key required; a retry with the same environment, example and name replays)',
       params: ExampleParams,
+      headers: KeyedHeaders,
       body: RLExampleRunRequest,
       // The contract's body is optional; server/app.ts documents it so.
       [OPTIONAL_BODY]: true,
       response: { 202: SubmitResult, ...errorResponses(400, 402, 404, 409, 413, 415) },
+      [RESPONSE_HEADERS]: { 202: ReplayedHeaders },
     },
     preValidation: async (request) => {
       requireIdempotencyKey(request);
@@ -61,6 +64,6 @@ export default (async function rlEnvironmentRoutes(app) {
   }, async (request, reply) => {
     const { environment, example } = request.params;
     const { name } = request.body;
-    return answerIdempotently(reply, launches.runExample(request.tenant.id, requireIdempotencyKey(request), environment, example, name));
+    return answerIdempotently(reply, launches.runExample(request.tenant.id, request.headers['idempotency-key'], environment, example, name));
   });
 }) satisfies FastifyPluginAsyncZod;

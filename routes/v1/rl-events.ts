@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
+import { NoStoreHeaders } from '../../openapi/headers.js';
 import { RLEventPageQuery, WorkloadParams } from '../../openapi/params.js';
 import { RLEventPage } from '../../openapi/rl-evidence.js';
 import { sendEncodedJson } from '../../server/http/encoded.js';
+import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { rlEventPageJson } from '../../server/http/views/evidence.js';
 
 export default (async function rlEventRoutes(app) {
@@ -16,6 +18,7 @@ export default (async function rlEventRoutes(app) {
       params: WorkloadParams,
       querystring: RLEventPageQuery,
       response: { 200: RLEventPage, ...errorResponses(400, 404) },
+      [RESPONSE_HEADERS]: { 200: NoStoreHeaders },
     },
     config: { validationCodes: { 'querystring.limit': 'invalid_limit', 'querystring.after': 'invalid_cursor' } },
   }, async (request, reply) => {

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
+import { NoStoreHeaders } from '../../openapi/headers.js';
 import { GradingResultsQuery, WorkloadParams } from '../../openapi/params.js';
 import { RLGradingResults } from '../../openapi/rl-evidence.js';
+import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 
 export default (async function rlGradingRoutes(app) {
   const { evidence } = app.services;
@@ -14,6 +16,7 @@ export default (async function rlGradingRoutes(app) {
       params: WorkloadParams,
       querystring: GradingResultsQuery,
       response: { 200: RLGradingResults, ...errorResponses(400, 404, 500) },
+      [RESPONSE_HEADERS]: { 200: NoStoreHeaders },
     },
     config: { validationCodes: { querystring: 'invalid_revision' } },
   }, async (request, reply) => {

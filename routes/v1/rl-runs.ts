@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
 import { RLRecipeRequest, RLRunPreview, RLRunRequest } from '../../openapi/rl-recipes.js';
+import { KeyedHeaders, PreviewHeaders, ReplayedHeaders } from '../../openapi/headers.js';
 import { SubmitResult } from '../../openapi/workloads.js';
-import { answerIdempotently, keyBeforeBody, requireIdempotencyKey } from '../../server/http/idempotency.js';
+import { answerIdempotently, keyBeforeBody } from '../../server/http/idempotency.js';
+import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 
 export default (async function rlRunRoutes(app) {
   const { launches } = app.services;
@@ -14,6 +16,7 @@ export default (async function rlRunRoutes(app) {
       summary: 'Normalise and review a run: phases, outputs, estimate and the review token to launch it with',
       body: RLRecipeRequest,
       response: { 200: RLRunPreview, ...errorResponses(400, 413, 415) },
+      [RESPONSE_HEADERS]: { 200: PreviewHeaders },
     },
   }, async (request, reply) => {
     const preview = launches.preview(request.tenant.id, request.body);
@@ -27,10 +30,12 @@ export default (async function rlRunRoutes(app) {
       operationId: 'createRLRun',
       tags: ['RL'],
       summary: 'Launch a reviewed run (Idempotency-Key required; a same-key retry replays)',
+      headers: KeyedHeaders,
       body: RLRunRequest,
       response: { 202: SubmitResult, ...errorResponses(400, 402, 409, 413, 415, 503) },
+      [RESPONSE_HEADERS]: { 202: ReplayedHeaders },
     },
     preValidation: keyBeforeBody,
   }, async (request, reply) =>
-    answerIdempotently(reply, launches.launch(request.tenant.id, requireIdempotencyKey(request), request.body)));
+    answerIdempotently(reply, launches.launch(request.tenant.id, request.headers['idempotency-key'], request.body)));
 }) satisfies FastifyPluginAsyncZod;

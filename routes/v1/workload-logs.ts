@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
+import { LogHeaders } from '../../openapi/headers.js';
 import { LiveLogQuery, WorkloadLogQuery, WorkloadParams } from '../../openapi/params.js';
 import { LiveLogPage } from '../../openapi/workloads.js';
 import { sha256Hex } from '../../server/domain/canonical.js';
+import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { liveLogPageView } from '../../server/http/views/evidence.js';
 
 export default (async function workloadLogRoutes(app) {
@@ -22,6 +24,7 @@ export default (async function workloadLogRoutes(app) {
       params: WorkloadParams,
       querystring: WorkloadLogQuery,
       response: { 200: { description: 'the log text', content: { 'text/plain': { schema: z.string() } } }, ...errorResponses(400, 404) },
+      [RESPONSE_HEADERS]: { 200: LogHeaders },
     },
   }, async (request, reply) => {
     const { stage, generation, member_id: member } = request.query;

@@ -4,7 +4,9 @@ import { errorResponses } from '../../openapi/common.js';
 import { WorkloadParams } from '../../openapi/params.js';
 import { SubmitResult, Workload, WorkloadEvent, WorkloadListItem, WorkloadPayload } from '../../openapi/workloads.js';
 import { isoTime } from '../../server/domain/clock.js';
-import { answerIdempotently, keyBeforeBody, requireIdempotencyKey } from '../../server/http/idempotency.js';
+import { KeyedHeaders, ReplayedHeaders } from '../../openapi/headers.js';
+import { answerIdempotently, keyBeforeBody } from '../../server/http/idempotency.js';
+import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { listItemView } from '../../server/domain/workloads/view.js';
 import { refuseClientRecipe } from '../../server/domain/launches/custom-runs.js';
 import { syncHook } from '../../server/http/sync-hook.js';
@@ -26,7 +28,7 @@ const ListQuery = z.object({
   limit: z.coerce.number().int().optional(),
   offset: z.coerce.number().int().min(0).optional(),
   status: z.string().max(512).optional().describe('comma list of statuses, `active` or `terminal`; unknown tokens are ignored'),
-  scope: z.enum(['mine', 'team']).optional(),
+  scope: z.enum(['mine', 'team']).default('team'),
 });
 
 export default (async function workloadRoutes(app) {
@@ -37,13 +39,15 @@ export default (async function workloadRoutes(app) {
       operationId: 'createWorkload',
       tags: ['Workloads'],
       summary: 'Submit a workload (Idempotency-Key required; a same-key retry replays)',
+      headers: KeyedHeaders,
       body: WorkloadPayload,
       response: { 202: SubmitResult, ...errorResponses(400, 402, 409, 413, 415) },
+      [RESPONSE_HEADERS]: { 202: ReplayedHeaders },
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
     preValidation: [keyBeforeBody, refuseRecipeKey],
   }, async (request, reply) =>
-    answerIdempotently(reply, workloads.submit(request.tenant.id, requireIdempotencyKey(request), request.body)));
+    answerIdempotently(reply, workloads.submit(request.tenant.id, request.headers['idempotency-key'], request.body)));
 
   app.post('/workloads/validate', {
     schema: {

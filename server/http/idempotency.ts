@@ -1,11 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
 import type { IdempotentAnswer } from '../domain/launches/idempotency.js';
+import { IdempotencyKey } from '../../openapi/headers.js';
 import { sendEncodedJson } from './encoded.js';
 import { syncHook } from './sync-hook.js';
-
-/** The contract's bounds (1–256) and the SDK's own rule: printable ASCII, no spaces. */
-const KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
 
 const REPLAY_HEADER = 'idempotent-replayed';
 
@@ -15,15 +13,19 @@ export function markReplayed(reply: FastifyReply): void {
   reply.header(REPLAY_HEADER, 'true');
 }
 
+/**
+ * The key of a keyed creation, checked with the schema the route's `headers` declares, but before
+ * the body: a missing or malformed key is reported as such, whatever the body holds.
+ */
 export function requireIdempotencyKey(request: FastifyRequest): string {
   const key = request.headers['idempotency-key'];
   if (key === undefined || key === '') {
     throw new ApiError(400, 'idempotency_key_required', 'this request needs an Idempotency-Key header: one stable key per intended run, reused on every retry of it');
   }
-  if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+  if (!IdempotencyKey.safeParse(key).success) {
     throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1–256 printable ASCII characters without spaces');
   }
-  return key;
+  return key as string;
 }
 
 /** A route's preValidation hook: the key is checked before the body, so a missing key is reported as such. */

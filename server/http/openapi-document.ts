@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { ERROR_DESCRIPTIONS } from '../../openapi/common.js';
+import { HEADER_NAMES } from '../../openapi/headers.js';
 import { packageLicense, packageRoot, packageVersion } from '../boot/package-info.js';
 
 /**
@@ -19,8 +20,24 @@ import { packageLicense, packageRoot, packageVersion } from '../boot/package-inf
  */
 export const OPTIONAL_BODY = 'x-nodus-optional-body';
 
-type ResponseObject = { description?: string; content?: Record<string, { schema?: { $ref?: string } }> };
-type Operation = Record<string, unknown> & { requestBody?: { required?: boolean }; responses?: Record<string, ResponseObject> };
+/**
+ * The headers a route sends, by status, as zod objects keyed lower-case (openapi/headers.ts):
+ * `[RESPONSE_HEADERS]: { 202: ReplayedHeaders }` beside `response`. @fastify/swagger documents no
+ * headers of a zod response, so `responseHeaders` puts them in.
+ */
+export const RESPONSE_HEADERS = 'x-nodus-response-headers';
+
+type JsonSchema = Record<string, unknown> & { description?: string };
+type ObjectSchema = { properties?: Record<string, JsonSchema>; required?: string[] };
+type HeaderObject = { description?: string; required?: boolean; schema: JsonSchema };
+type ResponseObject = { description?: string; headers?: Record<string, HeaderObject>; content?: Record<string, { schema?: { $ref?: string } }> };
+type Parameter = { in: string; name: string };
+type Operation = Record<string, unknown> & {
+  operationId?: string;
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean };
+  responses?: Record<string, ResponseObject>;
+};
 type Document = { paths?: object; components?: { schemas?: Record<string, unknown> } };
 
 function operationsOf(document: Document): Operation[] {
@@ -32,6 +49,36 @@ function optionalBodies<T extends Document>(document: T): T {
     if (!operation[OPTIONAL_BODY]) continue;
     delete operation[OPTIONAL_BODY];
     if (operation.requestBody) operation.requestBody.required = false;
+  }
+  return document;
+}
+
+const SPELLING = new Map<string, string>(HEADER_NAMES.map((name) => [name.toLowerCase(), name]));
+
+/** Node and fastify lower-case header names; the document spells them as the API does. */
+function spelled(name: string, operation: Operation): string {
+  const wire = SPELLING.get(name.toLowerCase());
+  if (!wire) throw new Error(`${operation.operationId}: header ${name} is not in HEADER_NAMES (openapi/headers.ts)`);
+  return wire;
+}
+
+/** Header parameters under their spelling; the declared response headers as header objects. */
+function headers<T extends Document>(document: T): T {
+  for (const operation of operationsOf(document)) {
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.in === 'header') parameter.name = spelled(parameter.name, operation);
+    }
+    const declared = operation[RESPONSE_HEADERS] as Record<string, ObjectSchema> | undefined;
+    if (!declared) continue;
+    delete operation[RESPONSE_HEADERS];
+    for (const [status, object] of Object.entries(declared)) {
+      const response = operation.responses?.[status];
+      if (!response) throw new Error(`${operation.operationId}: headers declared for ${status}, which it does not answer`);
+      response.headers = Object.fromEntries(Object.entries(object.properties ?? {}).map(([name, { description, ...schema }]) => [
+        spelled(name, operation),
+        { ...(description ? { description } : {}), ...(object.required?.includes(name) ? { required: true } : {}), schema },
+      ]));
+    }
   }
   return document;
 }
@@ -97,19 +144,32 @@ function reachedComponents<T extends Document>(document: T): T {
   return document;
 }
 
+type RouteDocument = Parameters<typeof jsonSchemaTransform>[0];
+
+/** The JSON Schema of each status's response headers, converted the way responses are. */
+function responseHeaders(document: RouteDocument): Record<string, unknown> | undefined {
+  const declared = (document.schema as Record<string, unknown> | undefined)?.[RESPONSE_HEADERS] as Record<string, unknown> | undefined;
+  if (!declared) return undefined;
+  return jsonSchemaTransform({ ...document, schema: { response: declared } }).schema.response as Record<string, unknown>;
+}
+
 /**
  * jsonSchemaTransform converts a `body` that is one zod schema. Fastify also takes one schema per
- * media type (`body: { content: { type: { schema } } }`); those are converted type by type.
+ * media type (`body: { content: { type: { schema } } }`); those are converted type by type. The
+ * response headers (RESPONSE_HEADERS) are converted here too, which jsonSchemaTransform leaves.
  */
 const transform: typeof jsonSchemaTransform = (document) => {
   const content = (document.schema?.body as { content?: Record<string, { schema: unknown }> } | undefined)?.content;
-  if (!content) return jsonSchemaTransform(document);
-  const converted = jsonSchemaTransform({ ...document, schema: { ...document.schema, body: undefined } });
-  const body = {
+  const converted = jsonSchemaTransform(content ? { ...document, schema: { ...document.schema, body: undefined } } : document);
+  const body = content && {
     content: Object.fromEntries(Object.entries(content).map(([type, media]) =>
       [type, { schema: jsonSchemaTransform({ ...document, schema: { body: media.schema } }).schema.body }])),
   };
-  return { ...converted, schema: { ...converted.schema, body } };
+  const sent = responseHeaders(document);
+  return {
+    ...converted,
+    schema: { ...converted.schema, ...(body ? { body } : {}), ...(sent ? { [RESPONSE_HEADERS]: sent } : {}) },
+  };
 };
 
 /**
@@ -143,7 +203,7 @@ export async function describeRoutes(app: FastifyInstance): Promise<void> {
       ],
     },
     transform,
-    transformObject: (document) => reachedComponents(describeErrors(optionalBodies(jsonSchemaTransformObject(document)))),
+    transformObject: (document) => reachedComponents(headers(describeErrors(optionalBodies(jsonSchemaTransformObject(document))))),
   });
 }
 

@@ -1,9 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import t from 'tap';
+import { z } from 'zod';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { generateOpenApi } from '../../scripts/openapi.js';
 import { COMPONENT_ALIASES } from '../../openapi/workloads.js';
+import { describeRoutes, RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { startServer } from '../helpers/server.js';
 import { CONTRACT_PATH } from '../helpers/contract.js';
 
@@ -88,6 +92,25 @@ t.test('components keep their names: the contract\'s, /_mock ones (Mock…), and
   // A body schema only ever read is emitted once, under its plain name.
   t.same(doc.paths['/v1/rl-runs'].post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/RLRunRequest' });
   t.ok(doc.components.schemas.BucketInput, 'an id ending in Input keeps it');
+});
+
+t.test('the generator refuses a header it cannot spell, or headers for a status the route does not answer', async (t) => {
+  const documentOf = async (schema: Record<string, unknown>) => {
+    const app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    t.teardown(() => app.close());
+    await describeRoutes(app);
+    app.get('/thing', { schema: { operationId: 'getThing', response: { 200: z.object({ ok: z.boolean() }) }, ...schema } }, async () => ({ ok: true }));
+    await app.ready();
+    return () => app.swagger();
+  };
+  const spelled = await documentOf({ headers: z.object({ 'idempotency-key': z.string() }), [RESPONSE_HEADERS]: { 200: z.object({ etag: z.string() }) } });
+  const operation = (spelled() as any).paths['/thing'].get;
+  t.same(operation.parameters.map((p: any) => p.name), ['Idempotency-Key']);
+  t.same(operation.responses['200'].headers, { ETag: { required: true, schema: { type: 'string' } } }, 'a required response header says so');
+  t.throws(await documentOf({ headers: z.object({ 'x-trace': z.string() }) }), /getThing: header x-trace is not in HEADER_NAMES/);
+  t.throws(await documentOf({ [RESPONSE_HEADERS]: { 201: z.object({ etag: z.string() }) } }), /getThing: headers declared for 201, which it does not answer/);
 });
 
 const shared = join(packageRoot(), '..', 'shared', 'contract', 'openapi-rl-subset.json');

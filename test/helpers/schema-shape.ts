@@ -169,6 +169,13 @@ export function compareComponent(
   return out;
 }
 
+/** Mismatches between one inline schema of the contract (a parameter's, a header's) and ours. */
+export function compareSchema(path: string, want: Json, got: Json, contract: Components, ours: Components): string[] {
+  const out: string[] = [];
+  compareFacets(path, new Reader(contract).facets(want), new Reader(ours).facets(got), new Set(), out);
+  return out;
+}
+
 function compareShape(path: string, want: Shape, got: Shape, relaxed: ReadonlySet<string>, out: string[]): void {
   for (const name of want.properties.keys()) if (!got.properties.has(name)) out.push(`${path}.${name}: missing`);
   for (const name of got.properties.keys()) if (!want.properties.has(name)) out.push(`${path}.${name}: not in the contract`);
