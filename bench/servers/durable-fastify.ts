@@ -23,7 +23,6 @@ const insertIdempotency = insertInto(db, 'idempotency_keys', rows.idempotency);
 const insertPlans = rows.gradingPlans.map((plan) => ({ plan, statement: insertInto(db, 'grading_plans', plan) }));
 
 const storedId = rows.workload.id as string;
-const answer = rows.idempotency.body as string;
 const j = rows.journal;
 /** The mock's journal ring size (its default, --journal-size 1000). */
 const JOURNAL_SIZE = 1000;
@@ -42,11 +41,12 @@ app.post('/v1/rl-runs', async (request, reply) => {
   const key = String(request.headers['idempotency-key']);
   // Same length as the mock's ids, so the rows and the answer keep their size.
   const id = `wl_${(++launched).toString(36).padStart(storedId.length - 3, '0')}`;
-  const text = answer.replaceAll(storedId, id);
+  // The mock's answer to a fresh launch: the admitted workload.
+  const text = JSON.stringify({ id, workload_id: id, status: 'accepted', revision: 1 });
   const fresh = (row: Row) => ({ ...row, workload_id: id });
   await store.writeTogether(() => {
     insertWorkload.run({ ...rows.workload, id });
-    insertIdempotency.run({ ...fresh(rows.idempotency), key, body: text });
+    insertIdempotency.run({ ...fresh(rows.idempotency), key });
     for (const { plan, statement } of insertPlans) statement.run(fresh(plan));
     journalPending.push({
       tenantId,
