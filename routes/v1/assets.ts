@@ -4,9 +4,11 @@ import { z } from 'zod';
 import { Asset, AssetImportRequest, AssetList } from '../../openapi/assets.js';
 import { BinaryBody, errorResponses } from '../../openapi/common.js';
 import { AssetParams } from '../../openapi/params.js';
-import { UploadCollector, uploadTooLarge, type ReceivedUpload } from '../../server/domain/assets/upload.js';
+import { OPTIONS } from '../../server/config.js';
+import { UploadCollector, UploadMemory, uploadTooLarge, type ReceivedUpload, type UploadHold } from '../../server/domain/assets/upload.js';
 import { ApiError } from '../../server/domain/errors.js';
 import { REPLAY_HEADER } from '../../server/http/idempotency.js';
+import { syncHook } from '../../server/http/sync-hook.js';
 import { assetListView, assetView } from '../../server/http/views/asset.js';
 
 const UploadQuery = z.object({
@@ -36,7 +38,14 @@ function readUpload(limit: number) {
       request.upload = { bytes: declared, sha256: null };
       return done(uploadTooLarge(limit));
     }
-    const collector = new UploadCollector(limit);
+    // What Content-Length promises is held before any of it is read: a refusal then costs nothing.
+    try {
+      if (declared > 0) request.uploadHold.cover(declared);
+    } catch (err) {
+      request.upload = { bytes: 0, sha256: null };
+      return done(err as Error);
+    }
+    const collector = new UploadCollector(limit, request.uploadHold);
     let settled = false;
     const settle = (err: Error | null, body?: ReceivedUpload) => {
       if (settled) return;
@@ -64,6 +73,20 @@ const refuseMediaType = (request: FastifyRequest, _payload: unknown, done: (err:
 const uploadRoute: FastifyPluginAsyncZod = async (app) => {
   const { assets } = app.services;
   app.decorateRequest('upload', null);
+  app.decorateRequest('uploadHold', null as unknown as UploadHold);
+  const { flag, env } = OPTIONS.uploadMemoryBytes;
+  const perTenant = OPTIONS.uploadMemoryBytesPerTenant;
+  const memory = new UploadMemory(app.config.uploadMemoryBytes, app.config.uploadMemoryBytesPerTenant, {
+    server: `--${flag} / ${env}`,
+    tenant: `--${perTenant.flag} / ${perTenant.env}`,
+  });
+  // Released when the answer is sent or the connection is gone, whichever comes first: the
+  // bytes stay referenced until the route has stored them.
+  app.addHook('onRequest', syncHook((request, reply) => {
+    const hold = memory.open(request.tenant.id);
+    request.uploadHold = hold;
+    reply.raw.once('close', hold.release);
+  }));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/octet-stream', readUpload(app.config.maxImportBytes));
   app.addContentTypeParser('*', refuseMediaType);
@@ -76,7 +99,7 @@ const uploadRoute: FastifyPluginAsyncZod = async (app) => {
       querystring: UploadQuery,
       headers: UploadHeaders,
       body: { content: { 'application/octet-stream': { schema: BinaryBody } } },
-      response: { 201: Asset, ...errorResponses(400, 409, 500, 502) },
+      response: { 201: Asset, ...errorResponses(400, 409, 429, 500, 502, 503) },
     },
     config: { validationCodes: UPLOAD_VALIDATION_CODES },
   }, async (request, reply) => {

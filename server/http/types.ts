@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { UploadHold } from '../domain/assets/upload.js';
 import type { AppliedFault } from '../domain/control/faults.js';
 import type { Tenant } from '../domain/control/tenants.js';
 import type { Services } from '../domain/services.js';
@@ -26,6 +27,8 @@ declare module 'fastify' {
     rawBody: string | null;
     /** What arrived of an asset upload, which the journal records instead of its bytes (routes/v1/assets.ts). */
     upload: { bytes: number; sha256: string | null } | null;
+    /** What this upload holds of the upload memory bounds (routes/v1/assets.ts). */
+    uploadHold: UploadHold;
   }
   interface FastifyContextConfig {
     /**
