@@ -61,6 +61,16 @@ export interface MockServerOptions {
   webhookHosts?: string;
   /** Wall milliseconds a webhook receiver has to answer one delivery (default 5000). */
   webhookTimeoutMs?: number;
+  /** More names the server answers to in the Host header, comma separated, or `*` for any. */
+  allowedHosts?: string;
+  /** Wall milliseconds a client has to send a whole request (default 60000). */
+  requestTimeoutMs?: number;
+  /** Wall milliseconds an idle kept-alive connection stays open (default 72000). */
+  idleTimeoutMs?: number;
+  /** Bytes all uploads in progress may hold in memory together (default 256 MiB). */
+  uploadMemoryBytes?: number;
+  /** Bytes one tenant's uploads in progress may hold in memory together (default 128 MiB). */
+  uploadMemoryBytesPerTenant?: number;
 }
 
 export type FaultMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -23,10 +23,11 @@ export const ERROR_DESCRIPTIONS = {
   413: 'The body is larger than the server accepts (payload_too_large)',
   414: 'The URL is longer than the server accepts (uri_too_long)',
   415: 'The body\'s Content-Type is not one this operation reads (unsupported_media_type)',
+  429: 'This tenant\'s uploads in progress hold its share of the server\'s upload memory (too_many_uploads); Retry-After says when to retry',
   500: 'The answer could not be produced: internal (the mock\'s own fault; the message carries the request id) or the operation\'s own code',
   502: 'Storage or the source behind the operation failed; the mock answers it only when a fault rule injects it',
-  503: 'The service cannot take this now: a paused recipe (rl_unavailable) or an unreachable database (not_ready)',
-  default: 'Any other error: on /v1, whatever status a fault rule (POST /_mock/faults) injects; 414 for an over-long URL; 500 internal',
+  503: 'The service cannot take this now: a paused recipe (rl_unavailable) an unreachable database (not_ready), or uploads in progress holding the server\'s upload memory (uploads_busy, with Retry-After)',
+  default: 'Any other error: on /v1, whatever status a fault rule (POST /_mock/faults) injects; 403 host_not_allowed for a Host header that is not one of the mock\'s names; 414 for an over-long URL; 500 internal',
 } as const;
 
 type ErrorStatus = Exclude<keyof typeof ERROR_DESCRIPTIONS, 'default' | 401>;

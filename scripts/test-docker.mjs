@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // npm run test:docker: the container path end to end, the way a user runs it. Builds the image,
 // starts docker-compose.yml under a throwaway project name on a free loopback port, waits for the
-// health check, changes state through the API, stops the container (it must exit 0: SIGTERM
-// reached node), starts a new container on the same volume, proves the state survived, and tears
+// health check, reaches the service by its name and sees a foreign Host refused, changes state
+// through the API, stops the container (it must exit 0: SIGTERM reached node), starts a new container on the same volume, proves the state survived, and tears
 // everything down (`down -v`) whatever happened. Exits 0 with one "skipped" line when no Docker
 // engine is reachable, so it is safe to run anywhere.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -138,6 +139,32 @@ async function launchRun(api) {
   };
 }
 
+/** GET /readyz on the published port with the Host header given; answers the status. */
+function statusWithHost(port, host) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/readyz', headers: { host } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * The Host check as compose sets it up: another service reaches the mock by its service name (here
+ * from inside the container, which resolves the name on the project network like any service),
+ * while a name the mock does not know, as a rebound web page would send, is refused.
+ */
+async function checkHostNames(containerId, port) {
+  const probe = `fetch('http://${SERVICE}:8080/readyz').then(r=>{console.log(r.status)},e=>{console.log(e.cause?.code??e.message)})`;
+  const byName = (await mustRun('docker', ['exec', containerId, 'node', '-e', probe])).trim();
+  check(byName === '200', `GET http://${SERVICE}:8080/readyz from the project network answered ${byName}`);
+  const rebound = await statusWithHost(port, 'rebound.example');
+  check(rebound === 403, `a request with Host rebound.example answered ${rebound}, not 403 host_not_allowed`);
+  say(`reached as http://${SERVICE}:8080 on the project network; Host rebound.example refused with 403`);
+}
+
 async function main() {
   if (!engineReachable()) {
     say('skipped (no Docker engine reachable)');
@@ -187,6 +214,7 @@ async function main() {
     const ready = await fetch(`${base}/readyz`);
     check(ready.status === 200, `GET /readyz through the published port answered ${ready.status}`);
     const api = client(base, `nk_test_docker_${randomBytes(6).toString('hex')}`);
+    await checkHostNames(first, port);
 
     expectStatus(await api('PUT', '/_mock/clock', { mode: 'manual' }), 200, 'PUT /_mock/clock');
     const advanced = await api('POST', '/_mock/clock/advance', { seconds: 3600 });

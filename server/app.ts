@@ -5,11 +5,12 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { openStore, type Store } from '../store/index.js';
 import auth from './http/auth.js';
 import { loadCatalog, type Catalog } from './domain/catalog/index.js';
-import type { Config } from './config.js';
+import { OPTIONS, type Config } from './config.js';
 import docs from './http/docs.js';
 import { ApiError } from './http/api-error.js';
 import errorHandler, { sendApiError } from './http/error-handler.js';
 import faults from './http/faults.js';
+import hosts from './http/hosts.js';
 import journal from './http/journal.js';
 import { parseJsonBody } from './http/json-body.js';
 import { createServices } from './domain/services.js';
@@ -43,21 +44,52 @@ export interface AppOptions {
   describe?: boolean;
 }
 
-/** Answers what Node's HTTP parser refuses (oversized headers, garbage) in the envelope. */
-function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) return;
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify(
-    tooLarge
-      ? { error: 'headers_too_large', message: 'request headers (or the URL) exceed the server limit' }
-      : { error: 'bad_request', message: 'the request could not be parsed as HTTP' },
-  );
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
-  );
+function clientErrorAnswer(err: NodeJS.ErrnoException, requestTimeoutMs: number): [number, string, object] {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    return [431, 'Request Header Fields Too Large', { error: 'headers_too_large', message: 'request headers (or the URL) exceed the server limit' }];
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const { flag, env } = OPTIONS.requestTimeoutMs;
+    return [408, 'Request Timeout', { error: 'request_timeout', message: `the request did not arrive whole within ${requestTimeoutMs} ms (--${flag} / ${env}); the connection is closed` }];
+  }
+  return [400, 'Bad Request', { error: 'bad_request', message: 'the request could not be parsed as HTTP' }];
+}
+
+/**
+ * Answers what Node's HTTP parser refuses (oversized headers, garbage, a request that took longer
+ * than --request-timeout-ms) in the envelope, then closes the socket: a client that stalled may
+ * never close its side, and what its request held goes only with the socket.
+ */
+function answerClientError(requestTimeoutMs: number) {
+  return (err: NodeJS.ErrnoException, socket: Socket): void => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, reason, envelope] = clientErrorAnswer(err, requestTimeoutMs);
+    const body = JSON.stringify(envelope);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  };
+}
+
+/**
+ * Node's own timeouts, from the settings: the whole request (headers included) within
+ * --request-timeout-ms, and an idle kept-alive connection closed after --idle-timeout-ms. Node
+ * looks for late requests every connectionsCheckingInterval (30 s by default, longer than a short
+ * timeout), so it looks every second, or sooner for a timeout under one.
+ */
+function timeouts(config: Config): Partial<FastifyServerOptions> {
+  const { requestTimeoutMs, idleTimeoutMs } = config;
+  return {
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: idleTimeoutMs,
+    http: { headersTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, requestTimeoutMs) },
+  } as Partial<FastifyServerOptions>;
 }
 
 /**
@@ -88,7 +120,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
       sendApiError(reply, new ApiError(status, status === 414 ? 'uri_too_long' : 'invalid_request', err.message));
     },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: answerClientError(config.requestTimeoutMs),
+    ...timeouts(config),
     schemaController: zodCompilers,
   });
   if (!options.store) app.addHook('onClose', async () => store.close());
@@ -115,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errorHandler);
   await app.register(requestLog);
+  await app.register(hosts);
   app.addHook('onRequest', syncHook((request) => {
     if (request.url.length > URL_LIMIT_BYTES) {
       throw new ApiError(414, 'uri_too_long', `the URL is longer than ${URL_LIMIT_BYTES} bytes`);
@@ -136,14 +170,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(uiRoutes, { prefix: '/_mock/ui' });
 
   await app.ready();
-  if (scenario) {
-    try {
+  try {
+    for (const move of services.control.applyKeyMapping()) {
+      app.log.warn(
+        { key_id: move.keyId, from_tenant: move.from, to_tenant: move.to },
+        'key moved to the tenant the configuration gives it; the data of its old tenant stays there, reachable again if the key is mapped back',
+      );
+    }
+    if (scenario) {
       const tenants = services.control.applyScenario(scenario);
       app.log.info({ scenario: scenario.source, applied_to: tenants }, 'scenario applied');
-    } catch (err) {
-      await app.close();
-      throw err;
     }
+  } catch (err) {
+    await app.close();
+    throw err;
   }
   return app;
 }

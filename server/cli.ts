@@ -4,6 +4,7 @@ import { CatalogError } from './domain/catalog/index.js';
 import { ConfigError, HELP_TEXT, describeConfig, resolveCli } from './config.js';
 import { ScenarioError } from './domain/control/scenarios.js';
 import { DatabasePathError } from '../store/db.js';
+import { DatabaseInUseError } from '../store/lock.js';
 import { createLogger } from './logger.js';
 import { packageVersion } from './boot/package-info.js';
 
@@ -55,9 +56,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<vo
     app = await buildApp({ config, logger });
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
-    // A catalog or scenario file that fails validation, or a --db folder that cannot be made, is a
-    // configuration mistake, like a bad flag.
-    const configMistake = err instanceof CatalogError || err instanceof ScenarioError || err instanceof DatabasePathError;
+    // A catalog or scenario file that fails validation, a --db folder that cannot be made or a
+    // database another server holds is a configuration mistake, like a bad flag.
+    const configMistake = err instanceof CatalogError || err instanceof ScenarioError || err instanceof DatabasePathError ||
+      err instanceof DatabaseInUseError;
     process.stderr.write(`nodus-mock: ${configMistake ? '' : 'cannot start: '}${(err as Error).message}\n`);
     process.exit(configMistake ? 2 : 1);
   }

@@ -144,6 +144,31 @@ export const OPTIONS = {
     help: 'hosts a webhook may deliver to, comma separated: names, IP addresses, `loopback`, or `*` for any',
     schema: z.string().transform(parseHostList),
   },
+  allowedHosts: {
+    flag: 'allowed-hosts', env: 'NODUS_MOCK_ALLOWED_HOSTS', default: undefined,
+    help: 'more names the server answers to in the Host header, comma separated, or * for any (always: localhost, loopback addresses, the listening address, host.docker.internal)',
+    schema: z.string().transform(parseHostList).optional(),
+  },
+  requestTimeoutMs: {
+    flag: 'request-timeout-ms', env: 'NODUS_MOCK_REQUEST_TIMEOUT_MS', default: '60000',
+    help: 'wall milliseconds a client has to send a whole request, headers and body; a slower one is cut off with 408',
+    schema: z.coerce.number().int().min(1).max(3_600_000),
+  },
+  idleTimeoutMs: {
+    flag: 'idle-timeout-ms', env: 'NODUS_MOCK_IDLE_TIMEOUT_MS', default: '72000',
+    help: 'wall milliseconds a kept-alive connection may wait idle for its next request before it is closed',
+    schema: z.coerce.number().int().min(1).max(3_600_000),
+  },
+  uploadMemoryBytes: {
+    flag: 'upload-memory-bytes', env: 'NODUS_MOCK_UPLOAD_MEMORY_BYTES', default: '268435456',
+    help: 'upload bytes all uploads in progress may hold in memory together (default 256 MiB); past it an upload is refused at once with 503',
+    schema: z.coerce.number().int().positive().max(2 ** 40),
+  },
+  uploadMemoryBytesPerTenant: {
+    flag: 'upload-memory-bytes-per-tenant', env: 'NODUS_MOCK_UPLOAD_MEMORY_BYTES_PER_TENANT', default: '134217728',
+    help: 'upload bytes one tenant\'s uploads in progress may hold in memory together (default 128 MiB); past it an upload is refused at once with 429',
+    schema: z.coerce.number().int().positive().max(2 ** 40),
+  },
   webhookTimeoutMs: {
     flag: 'webhook-timeout-ms', env: 'NODUS_MOCK_WEBHOOK_TIMEOUT_MS', default: '5000',
     help: 'wall milliseconds a webhook receiver has to answer a delivery before the attempt counts as failed',

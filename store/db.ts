@@ -18,7 +18,7 @@ export class DatabasePathError extends Error {
  * Makes the missing folders above `path` one level at a time. Node's recursive mkdir spins
  * forever under a folder that refuses new entries with ENOENT, such as /proc.
  */
-function makeFolder(path: string): void {
+export function makeFolder(path: string): void {
   const missing: string[] = [];
   for (let dir = dirname(path); !existsSync(dir) && dir !== dirname(dir); dir = dirname(dir)) missing.unshift(dir);
   for (const dir of missing) {

@@ -1,12 +1,13 @@
 import { createAdmissionStore } from './admission.js';
 import { createAssetStore } from './assets.js';
 import { createCheckpointer } from './checkpointer.js';
-import { openDatabase, type Db } from './db.js';
+import { makeFolder, openDatabase, type Db } from './db.js';
 import { createFaultStore } from './faults.js';
 import { createGradingStore } from './grading.js';
 import { createIdempotencyStore } from './idempotency.js';
 import { createJournalStore } from './journal.js';
 import { createLeverStore } from './levers.js';
+import { lockDatabase } from './lock.js';
 import { createResetStore } from './reset.js';
 import { createRLEventStore } from './rl-events.js';
 import { createScenarioStateStore } from './scenario-state.js';
@@ -33,7 +34,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
  */
 export type Rider = () => (() => void) | void;
 
-function createStore(db: Db) {
+function createStore(db: Db, unlock: () => void) {
   // One transaction function for every write: better-sqlite3 builds four wrappers and defines
   // their properties each time db.transaction() is called, which showed in request profiles.
   // Called inside a transaction, it runs fn in a SAVEPOINT that a throw rolls back alone.
@@ -129,10 +130,22 @@ function createStore(db: Db) {
     close(): void {
       void checkpointer?.close();
       if (db.open) db.close();
+      unlock();
     },
   };
 }
 
+/** Opens the database, holding its lock (store/lock.ts) until close; `:memory:` is this process's alone. */
 export function openStore(path: string): Store {
-  return createStore(openDatabase(path));
+  let unlock: () => void = () => undefined;
+  if (path !== ':memory:') {
+    makeFolder(path);
+    unlock = lockDatabase(path);
+  }
+  try {
+    return createStore(openDatabase(path), unlock);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
 }

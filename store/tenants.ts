@@ -8,6 +8,12 @@ export interface ClockRow {
   anchorVirtualMs: number;
 }
 
+export interface KeyMove {
+  keyId: string;
+  from: string;
+  to: string;
+}
+
 export function createTenantStore(db: Db, cache: TenantCache) {
   const insertTenant = db.prepare(
     `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms)
@@ -19,6 +25,11 @@ export function createTenantStore(db: Db, cache: TenantCache) {
   const keyTenant = db.prepare<[string], { tenant_id: string; key_id: string }>(
     'SELECT tenant_id, key_id FROM api_keys WHERE key_hash = ?',
   );
+  const moveKey = db.prepare('UPDATE api_keys SET tenant_id = ? WHERE key_hash = ?');
+  // A key's open-mode tenant is `tn_` and the first 20 hex digits of its hash (domain/control/tenants.ts).
+  const strays = db.prepare<[], { key_hash: string }>(
+    "SELECT key_hash FROM api_keys WHERE tenant_id != 'tn_' || substr(key_hash, 1, 20)",
+  ).pluck();
   const clock = db.prepare<[string], ClockRow>(
     `SELECT clock_mode AS mode, clock_scale AS scale, clock_anchor_wall_ms AS anchorWallMs,
             clock_anchor_virtual_ms AS anchorVirtualMs
@@ -39,6 +50,25 @@ export function createTenantStore(db: Db, cache: TenantCache) {
         return { tenantId: row.tenant_id, keyId: row.key_id };
       },
     ),
+    /** Registered keys whose tenant is not their open-mode one, by hash. */
+    notInOwnTenant(): string[] {
+      return strays.all() as unknown as string[];
+    },
+    /**
+     * Moves each registered key to the tenant wanted for it (made if new), in the caller's
+     * transaction; keys not registered yet are left to register on first use. Answers the moves.
+     */
+    moveKeys(wanted: readonly { keyHash: string; tenantId: string }[], wallMs: number): KeyMove[] {
+      const moves: KeyMove[] = [];
+      for (const { keyHash, tenantId } of wanted) {
+        const row = keyTenant.get(keyHash);
+        if (!row || row.tenant_id === tenantId) continue;
+        insertTenant.run(tenantId, wallMs, wallMs, wallMs);
+        moveKey.run(tenantId, keyHash);
+        moves.push({ keyId: row.key_id, from: row.tenant_id, to: tenantId });
+      }
+      return moves;
+    },
     clock(tenantId: string): ClockRow {
       return cache.read(tenantId, 'clock', () => {
         const row = clock.get(tenantId);

@@ -5,11 +5,14 @@ import { Asset, AssetImportRequest, AssetList } from '../../openapi/assets.js';
 import { BinaryBody, errorResponses } from '../../openapi/common.js';
 import { ReplayedHeaders, UploadHeaders } from '../../openapi/headers.js';
 import { AssetParams } from '../../openapi/params.js';
-import { UploadCollector, uploadTooLarge, type ReceivedUpload } from '../../server/domain/assets/upload.js';
+import { OPTIONS } from '../../server/config.js';
+import { UploadCollector, uploadTooLarge, type ReceivedUpload, type UploadHold } from '../../server/domain/assets/upload.js';
 import type { ImportOutcome } from '../../server/domain/assets/service.js';
 import { ApiError } from '../../server/http/api-error.js';
 import { markReplayed } from '../../server/http/idempotency.js';
 import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
+import { syncHook } from '../../server/http/sync-hook.js';
+import { UploadMemory } from '../../server/http/upload-memory.js';
 import { assetListView, assetView } from '../../server/http/views/asset.js';
 
 const UploadQuery = z.object({
@@ -34,7 +37,14 @@ function readUpload(limit: number) {
       request.upload = { bytes: declared, sha256: null };
       return done(uploadTooLarge(limit));
     }
-    const collector = new UploadCollector(limit);
+    // What Content-Length promises is held before any of it is read: a refusal then costs nothing.
+    try {
+      if (declared > 0) request.uploadHold.cover(declared);
+    } catch (err) {
+      request.upload = { bytes: 0, sha256: null };
+      return done(err as Error);
+    }
+    const collector = new UploadCollector(limit, request.uploadHold);
     let settled = false;
     const settle = (err: Error | null, body?: ReceivedUpload) => {
       if (settled) return;
@@ -62,6 +72,20 @@ const refuseMediaType = (request: FastifyRequest, _payload: unknown, done: (err:
 const uploadRoute: FastifyPluginAsyncZod = async (app) => {
   const { assets } = app.services;
   app.decorateRequest('upload', null);
+  app.decorateRequest('uploadHold', null as unknown as UploadHold);
+  const { flag, env } = OPTIONS.uploadMemoryBytes;
+  const perTenant = OPTIONS.uploadMemoryBytesPerTenant;
+  const memory = new UploadMemory(app.config.uploadMemoryBytes, app.config.uploadMemoryBytesPerTenant, {
+    server: `--${flag} / ${env}`,
+    tenant: `--${perTenant.flag} / ${perTenant.env}`,
+  });
+  // Released when the answer is sent or the connection is gone, whichever comes first: the
+  // bytes stay referenced until the route has stored them.
+  app.addHook('onRequest', syncHook((request, reply) => {
+    const hold = memory.open(request.tenant.id);
+    request.uploadHold = hold;
+    reply.raw.once('close', hold.release);
+  }));
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/octet-stream', readUpload(app.config.maxImportBytes));
   app.addContentTypeParser('*', refuseMediaType);
@@ -74,7 +98,7 @@ const uploadRoute: FastifyPluginAsyncZod = async (app) => {
       querystring: UploadQuery,
       headers: UploadHeaders,
       body: { content: { 'application/octet-stream': { schema: BinaryBody } } },
-      response: { 201: Asset, ...errorResponses(400, 409, 500, 502) },
+      response: { 201: Asset, ...errorResponses(400, 409, 429, 500, 502, 503) },
       [RESPONSE_HEADERS]: { 201: ReplayedHeaders },
     },
     config: { validationCodes: UPLOAD_VALIDATION_CODES },

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { nestsTooDeep, TOO_DEEP } from './json-depth.js';
 
 /**
  * Reads a JSON file an operator named (a catalog, a scenario). Any failure becomes the caller's
@@ -11,9 +12,12 @@ export function readJsonFile(path: string, fail: (message: string) => Error): un
   } catch (err) {
     throw fail(`${path}: cannot read: ${(err as Error).message}`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw fail(`${path}: not valid JSON: ${(err as Error).message}`);
   }
+  if (nestsTooDeep(text)) throw fail(`${path}: ${TOO_DEEP}`);
+  return value;
 }

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JournalRecord, NewJournalRow } from '../../store/journal.js';
+import { nestsTooDeep } from '../domain/json-depth.js';
 import { syncHook } from './sync-hook.js';
 
 export const JOURNAL_BODY_LIMIT_BYTES = 16 * 1024;
@@ -24,6 +25,7 @@ function receivedBody(request: FastifyRequest): { text: string; json: boolean; b
  */
 function redact(body: { text: string; json: boolean }, fields: readonly string[] | undefined): { text: string; json: boolean } | null {
   if (!fields?.length) return body;
+  if (nestsTooDeep(body.text)) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.text);

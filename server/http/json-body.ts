@@ -1,5 +1,6 @@
 import jsonc from 'jsonc-parser';
 import { ApiError } from './api-error.js';
+import { nestsTooDeep, TOO_DEEP } from '../domain/json-depth.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
 
@@ -44,6 +45,7 @@ export function parseJsonBody(text: string): unknown {
   } catch (err) {
     throw new ApiError(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
+  if (nestsTooDeep(text)) throw new ApiError(400, 'invalid_json', `request body is ${TOO_DEEP}`);
   if (!/[{]/.test(text) || parsedKeys(value) === writtenKeys(text)) return value;
   const seen: Set<string>[] = [];
   let offence: string | undefined;

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { UploadHold } from '../domain/assets/upload.js';
 import type { AppliedFault } from '../domain/control/faults.js';
 import type { Tenant } from '../domain/control/tenants.js';
 import type { Services } from '../domain/services.js';
@@ -28,6 +29,8 @@ declare module 'fastify' {
     upload: { bytes: number; sha256: string | null } | null;
     /** Whether the answer is an earlier request's, replayed under its Idempotency-Key (the journal records it). */
     replayed: boolean;
+    /** What this upload holds of the upload memory bounds (routes/v1/assets.ts). */
+    uploadHold: UploadHold;
   }
   interface FastifyContextConfig {
     /**

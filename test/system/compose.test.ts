@@ -43,6 +43,11 @@ const SERVER_ENV = new Set<string>(Object.values(OPTIONS).map((o) => o.env));
 /** Interpolated by compose itself, never seen by the server; each is documented in the README. */
 const COMPOSE_ONLY = ['NODUS_MOCK_PORT'];
 const INTERPOLATION = /^\$\{(\w+):-([^}]*)\}$/;
+/**
+ * Compose defaults that differ from the server's on purpose: other services reach the mock by its
+ * service name, which the server cannot know, so the compose file adds it to the Host names.
+ */
+const COMPOSE_DEFAULTS: Record<string, string> = { [OPTIONS.allowedHosts.env]: 'nodus-mock' };
 
 t.test('the YAML subset reader reads what it supports and refuses the rest', async (t) => {
   t.same(
@@ -69,7 +74,7 @@ t.test('compose passes each setting through from the shell, defaulting to the se
     t.equal(m[1], name, `${name} is read from the variable of the same name`);
     const option = Object.values(OPTIONS).find((o) => o.env === name);
     // Empty means unset to the server (keys: open mode; scenario: none).
-    const expected = option?.default ?? '';
+    const expected = COMPOSE_DEFAULTS[name] ?? option?.default ?? '';
     t.equal(m[2], expected, `${name} defaults to the server default`);
     interpolated.delete(name);
   }
@@ -85,6 +90,7 @@ t.test('compose passes each setting through from the shell, defaulting to the se
   t.equal(request.kind, 'run');
   if (request.kind !== 'run') return;
   t.match(request.config, { host: '0.0.0.0', port: 8080, db: '/data/nodus-mock.db', keys: undefined, clock: 'realtime' });
+  t.same(request.config.allowedHosts, [Object.keys(compose.services)[0]], 'the service answers to its compose name');
 });
 
 t.test('one port: compose maps to what the image exposes and the server listens on', async (t) => {

@@ -4,6 +4,7 @@ import type { RLRecipeDescriptor } from '../../../openapi/rl-recipes.js';
 import type { JournalRecord, JournalRow } from '../../../store/journal.js';
 import type { FaultRow } from '../../../store/faults.js';
 import type { ResetCounts } from '../../../store/reset.js';
+import type { KeyMove } from '../../../store/tenants.js';
 import type { Budget } from '../../../store/admission.js';
 import type { Rider } from '../../../store/index.js';
 import { Catalog } from '../catalog/index.js';
@@ -14,7 +15,7 @@ import { recipeAvailability, setBudget, setRecipeOverride } from '../launches/ad
 import { addFault, takeFault, type FaultRuleInput } from './faults.js';
 import { leversView, setLevers } from './levers.js';
 import { applyScenario, type Scenario } from './scenarios.js';
-import { registerKey, type Tenant } from './tenants.js';
+import { applyKeyMapping, registerKey, type Tenant } from './tenants.js';
 
 /**
  * The mock's own levers and plumbing: keys, the clock, fault rules, the request journal, the
@@ -28,6 +29,11 @@ export function createControlService(deps: DomainContext) {
     /** The tenant of an accepted key, registered on its first use; a 401 DomainError otherwise. */
     registerKey(key: string): Tenant {
       return registerKey(deps, key);
+    },
+
+    /** At start: every registered key moved to the tenant the configuration gives it; answers the moves. */
+    applyKeyMapping(): KeyMove[] {
+      return applyKeyMapping(deps);
     },
 
     clock(tenantId: string): ClockView {

@@ -1,3 +1,4 @@
+import type { KeyMove } from '../../../store/tenants.js';
 import { OPEN_MODE_KEY_PREFIX } from '../../config.js';
 import { sha256Hex } from '../canonical.js';
 import type { DomainContext } from '../context.js';
@@ -10,12 +11,33 @@ export interface Tenant {
 
 export const unauthorized = (message: string) => new DomainError('unauthenticated', 'unauthorized', message);
 
+/** The tenant of a key that --keys gives no tenant: its own, named by its hash. */
+const ownTenant = (keyHash: string) => `tn_${keyHash.slice(0, 20)}`;
+
+/**
+ * The key-to-tenant mapping is the configuration's, at every start: a key that the database
+ * registered to another tenant (an earlier start with another --keys) is moved to the one the
+ * configuration gives it, in strict mode as --keys names it, in open mode its own. What the old
+ * tenant owns stays under it, reachable again by a key mapped back to it. Answers the moves, for
+ * the start-up log.
+ */
+export function applyKeyMapping(deps: DomainContext): KeyMove[] {
+  const { config, store } = deps;
+  const wanted = config.keys
+    ? config.keys.map((entry) => {
+        const keyHash = sha256Hex(entry.key);
+        return { keyHash, tenantId: entry.tenant ?? ownTenant(keyHash) };
+      })
+    : store.tenants.notInOwnTenant().map((keyHash) => ({ keyHash, tenantId: ownTenant(keyHash) }));
+  return deps.units.acrossTenants(() => store.tenants.moveKeys(wanted, deps.clock.wallNow()));
+}
+
 /**
  * Tenants come from keys, so parallel test suites isolate themselves by choosing distinct keys
  * and need no shared reset. Open mode takes any `nk_test_` key and makes it its own tenant on
  * first use; strict mode takes only the configured keys. Registers the key (and its tenant) when
- * new; throws an `unauthenticated` DomainError for a key this server does not accept. Scenario files register their
- * keys through this too.
+ * new; throws an `unauthenticated` DomainError for a key this server does not accept. Scenario
+ * files register their keys through this too.
  */
 export function registerKey(deps: DomainContext, key: string): Tenant {
   const entry = deps.config.keys?.find((k) => k.key === key);
@@ -24,7 +46,7 @@ export function registerKey(deps: DomainContext, key: string): Tenant {
     throw unauthorized(`API keys on this mock start with ${OPEN_MODE_KEY_PREFIX}`);
   }
   const hash = sha256Hex(key);
-  const tenantId = entry?.tenant ?? `tn_${hash.slice(0, 20)}`;
+  const tenantId = entry?.tenant ?? ownTenant(hash);
   const registered = deps.store.tenants.register(hash, `key_${hash.slice(0, 16)}`, tenantId, deps.clock.wallNow());
   return { id: registered.tenantId, keyId: registered.keyId };
 }

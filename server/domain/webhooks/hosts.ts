@@ -9,11 +9,18 @@ import { LOOPBACK_HOSTS, OPTIONS, type Config } from '../../config.js';
  * the name resolves to: a listed name is trusted as listed.
  */
 
-function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+/** 127.0.0.0/8 or ::1, written as an address (IPv6 without brackets). */
+export function isLoopbackAddress(host: string): boolean {
   if (isIP(host) === 4) return host.startsWith('127.');
   return host === '::1';
 }
+
+/**
+ * `localhost` is resolved from the hosts file, to loopback. A name under `.localhost` is not
+ * special to the resolver here: DNS could answer any address for it, so it counts as loopback
+ * only where it is listed by name.
+ */
+const isLoopback = (host: string) => host === 'localhost' || isLoopbackAddress(host);
 
 /** The URL's host as listed in the setting: lower case, IPv6 without brackets. */
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
@@ -32,6 +39,7 @@ export function refusedWebhookUrl(raw: string, config: Pick<Config, 'webhookHost
   const allowed = config.webhookHosts;
   if (allowed.includes('*') || allowed.includes(host) || (allowed.includes(LOOPBACK_HOSTS) && isLoopback(host))) return undefined;
   const { flag, env } = OPTIONS.webhookHosts;
+  const why = host.endsWith('.localhost') ? ' (a name under .localhost is resolved by DNS, which may answer any address)' : '';
   return `the mock delivers webhooks only to the hosts of --${flag} / ${env} (now: ${allowed.join(',') || 'none'}); ` +
-    `${host} is not one of them: start the server with it added, or use a loopback receiver`;
+    `${host} is not one of them${why}: start the server with it added, or use a loopback receiver`;
 }

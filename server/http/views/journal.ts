@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import type { JournalEntry } from '../../../openapi/mock.js';
 import type { JournalRow } from '../../../store/journal.js';
 import { isoTime } from '../../domain/clock.js';
+import { nestsTooDeep } from '../../domain/json-depth.js';
 import { JOURNAL_BODY_LIMIT_BYTES } from '../journal.js';
 
 function presentBody(row: JournalRow): unknown {
   if (row.body === null) return null;
   if (row.bodyTruncated) return `${row.body}…[cut at ${JOURNAL_BODY_LIMIT_BYTES} bytes of ${row.bodyBytes}]`;
-  if (!row.bodyJson) return row.body;
+  // Refused as too deep, it is shown as the text it was: as a value it could not be serialised.
+  if (!row.bodyJson || nestsTooDeep(row.body)) return row.body;
   try {
     return JSON.parse(row.body);
   } catch {

@@ -1,0 +1,70 @@
+// DNS rebinding: a page whose name is made to resolve to 127.0.0.1 reaches the mock with its own
+// name in Host. Only the mock's own names are answered. Over real HTTP, since fetch sets Host itself.
+import { request } from 'node:http';
+import t from 'tap';
+import { resolveCli } from '../../server/config.js';
+import { startServer } from '../helpers/server.js';
+
+/** A GET with the Host header given; answers the status and the parsed body. */
+function getWithHost(url: string, path: string, host: string, key?: string): Promise<{ status: number; body: any; requestId?: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { host };
+    if (key) headers.authorization = `Bearer ${key}`;
+    const req = request(`${url}${path}`, { headers }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, requestId: res.headers['x-request-id'] as string }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('by default only localhost, loopback addresses, the listening address and host.docker.internal are answered', async (t) => {
+  const s = await startServer(t);
+  const port = new URL(s.url).port;
+  for (const host of [`localhost:${port}`, 'LOCALHOST', `127.0.0.1:${port}`, '127.9.8.7', `[::1]:${port}`, 'host.docker.internal:8080', 'app.localhost', 'localhost.']) {
+    t.equal((await getWithHost(s.url, '/v1/me', host, s.key)).status, 200, `${host} is one of the mock's names`);
+  }
+  for (const host of ['evil.example', `evil.example:${port}`, 'localhost.evil.example', '10.1.2.3', 'nodus-mock:8080']) {
+    const res = await getWithHost(s.url, '/v1/me', host, s.key);
+    t.equal(res.status, 403, `${host} is refused`);
+    t.equal(res.body.error, 'host_not_allowed');
+    t.match(res.body.message, /--allowed-hosts/, 'the message names the flag');
+    t.match(res.body.message, /NODUS_MOCK_ALLOWED_HOSTS/, 'and the variable');
+    t.ok(res.requestId, 'the refusal carries X-Request-Id');
+  }
+  t.equal((await getWithHost(s.url, '/healthz', 'evil.example')).status, 403, 'public paths too');
+  t.equal((await getWithHost(s.url, '/_mock/ui/', 'evil.example')).status, 403, 'and the inspector');
+});
+
+t.test('--allowed-hosts adds names; * answers any Host', async (t) => {
+  const s = await startServer(t, { allowedHosts: ['nodus-mock', 'ci.runner.test'] });
+  for (const host of ['nodus-mock:8080', 'ci.runner.test', 'localhost']) {
+    t.equal((await getWithHost(s.url, '/v1/me', host, s.key)).status, 200, `${host} is answered`);
+  }
+  t.equal((await getWithHost(s.url, '/v1/me', 'other.test', s.key)).status, 403);
+
+  const any = await startServer(t, { allowedHosts: ['*'] });
+  t.equal((await getWithHost(any.url, '/v1/me', 'evil.example', any.key)).status, 200);
+
+  const env = resolveCli([], { NODUS_MOCK_ALLOWED_HOSTS: 'Nodus-Mock, [fd00::1]' });
+  t.same(env.kind === 'run' && env.config.allowedHosts, ['nodus-mock', 'fd00::1'], 'the variable, lower-cased, brackets removed');
+  t.throws(() => resolveCli(['--allowed-hosts', 'a b'], {}), /--allowed-hosts \/ NODUS_MOCK_ALLOWED_HOSTS/);
+});
+
+t.test('listening on every interface, the machine\'s own addresses are its names', async (t) => {
+  const s = await startServer(t, { host: '0.0.0.0' });
+  t.equal((await getWithHost(s.url, '/v1/me', '127.0.0.1', s.key)).status, 200);
+  t.equal((await getWithHost(s.url, '/v1/me', 'evil.example', s.key)).status, 403);
+});
+
+t.test('a webhook host under .localhost is not loopback unless listed: DNS could send it anywhere', async (t) => {
+  const s = await startServer(t);
+  const refused = await s.call('PUT', '/v1/webhooks', { body: { url: 'http://rebound.localhost:9/hook' } });
+  t.equal(refused.status, 400);
+  t.equal(refused.body.error, 'webhook_url_not_allowed');
+  t.match(refused.body.message, /\.localhost is resolved by DNS/);
+  const listed = await startServer(t, { webhookHosts: ['loopback', 'receiver.localhost'] });
+  t.equal((await listed.call('PUT', '/v1/webhooks', { body: { url: 'http://receiver.localhost:9/hook' } })).status, 200, 'a name listed is trusted as listed');
+});
