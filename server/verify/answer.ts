@@ -1,7 +1,9 @@
 import type { Finding } from './findings.js';
 import { SchemaChecker, escapePointer } from './schema.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+const object = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 
 /** One operation of the document, found by its operationId. */
 export interface Operation {
@@ -11,6 +13,8 @@ export interface Operation {
   path: string;
   /** The statuses the operation lists; `default` is not one: an unlisted status is drift. */
   statuses: string[];
+  /** Per listed status, the media types its answer may have (none for an empty answer). */
+  media: Record<string, string[]>;
 }
 
 /** What the target answered, the body parsed when it is JSON. */
@@ -30,18 +34,19 @@ export class Contract {
 
   constructor(private readonly doc: Json) {
     this.checker = new SchemaChecker(doc);
-    for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const [path, item] of Object.entries(object(doc.paths))) {
       for (const method of HTTP_METHODS) {
-        const op = item[method];
-        if (!op?.operationId) continue;
-        const statuses = Object.keys(op.responses ?? {}).filter((s) => s !== 'default');
-        this.operations.set(op.operationId, { id: op.operationId, method: method.toUpperCase(), path, statuses });
+        const op = object(object(item)[method]);
+        if (typeof op.operationId !== 'string') continue;
+        const responses = Object.entries(object(op.responses)).filter(([s]) => s !== 'default');
+        const media = Object.fromEntries(responses.map(([s, r]) => [s, Object.keys(object(object(r).content))]));
+        this.operations.set(op.operationId, { id: op.operationId, method: method.toUpperCase(), path, statuses: Object.keys(media), media });
       }
     }
   }
 
   get version(): string {
-    return String(this.doc.info?.version ?? '');
+    return String(object(this.doc.info).version ?? '');
   }
 
   operation(id: string): Operation | undefined {
@@ -55,8 +60,7 @@ export class Contract {
       return [{ operation: op.id, pointer: '/', kind: 'status', message: `status ${status} is not one the document lists (${op.statuses.join(', ')})` }];
     }
     const base = `/paths/${escapePointer(op.path)}/${op.method.toLowerCase()}/responses/${status}`;
-    const content = this.doc.paths[op.path][op.method.toLowerCase()].responses[status].content as Json | undefined;
-    const media = Object.keys(content ?? {});
+    const media = op.media[status];
     if (media.length === 0) return [];
     if (!media.includes(answer.mediaType)) {
       return [{ operation: op.id, pointer: '/', kind: 'content-type', message: `${answer.mediaType || 'no content type'} where the document says ${media.join(' or ')}` }];

@@ -1,7 +1,10 @@
 import { type Answer, Contract, type Operation } from './answer.js';
 import { type Finding, collapse, isDrift } from './findings.js';
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Why the check could not be made: exit 2. */
 export class VerifyStop extends Error {
@@ -57,7 +60,7 @@ const WORKLOAD_READS: [string, (w: Json) => Record<string, string>][] = [
   ['getWorkloadLogs', () => ({})], ['liveLogs', () => ({})], ['getWorkloadFreeze', () => ({})],
   ['listWorkloadArtifacts', () => ({})], ['getWorkloadLedger', () => ({})], ['getWorkloadRouting', () => ({})],
   ['listWorkloadRLEvents', () => ({})], ['getRLSummary', () => ({})],
-  ['getWorkloadRLGradingResults', (w) => ({ revision: String(Number.isInteger(w.revision) && w.revision > 0 ? w.revision : 1) })],
+  ['getWorkloadRLGradingResults', (w) => ({ revision: String(typeof w.revision === 'number' && Number.isInteger(w.revision) && w.revision > 0 ? w.revision : 1) })],
 ];
 
 /** A workload the validate call describes: one stage, no assets, nothing that needs an account's setup. */
@@ -69,8 +72,9 @@ const VALIDATE_BODY = {
 /** Answers larger than this are not read: no page of the document comes near it. */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
-const first = <T>(list: unknown, fits: (x: Json) => boolean = () => true): T | undefined =>
-  Array.isArray(list) ? (list.find((x) => typeof x === 'object' && x !== null && fits(x)) as T | undefined) : undefined;
+/** The first object of a list whose `id` is a string and that `fits`. */
+const first = (list: unknown, fits: (x: Json) => boolean = () => true): (Json & { id: string }) | undefined =>
+  Array.isArray(list) ? list.find((x): x is Json & { id: string } => isObject(x) && typeof x.id === 'string' && fits(x)) : undefined;
 
 async function readCapped(res: Response): Promise<string | null> {
   if (!res.body) return '';
@@ -174,7 +178,7 @@ class Session {
     }
     collectSecrets(body, this.secrets);
     if (wanted) this.findings.push(...this.contract.check(op, { status: res.status, mediaType, body } satisfies Answer));
-    return res.ok && typeof body === 'object' && body !== null ? (body as Json) : undefined;
+    return res.ok && isObject(body) ? body : undefined;
   }
 }
 
@@ -183,18 +187,20 @@ async function walk(s: Session): Promise<void> {
   await s.call('identity');
 
   const recipes = await s.call('listRLRecipes', { feeds: ['previewRLRun'] });
-  const recipe = first<Json>(recipes?.recipes, (r) => typeof r.id === 'string' && typeof r.version === 'string' && r.available !== false);
+  const recipe = first(recipes?.recipes, (r) => typeof r.version === 'string' && r.available !== false);
   if (recipe) {
-    const mode = Array.isArray(recipe.modes) && recipe.modes.includes('evaluate') ? 'evaluate' : recipe.modes?.[0];
-    await s.call('previewRLRun', { body: { recipe_id: recipe.id, recipe_version: recipe.version, ...(typeof mode === 'string' ? { mode } : {}) } });
+    const modes = Array.isArray(recipe.modes) ? recipe.modes : [];
+    const mode = modes.includes('evaluate') ? 'evaluate' : text(modes[0]);
+    await s.call('previewRLRun', { body: { recipe_id: recipe.id, recipe_version: recipe.version, ...(mode ? { mode } : {}) } });
   } else s.skip('previewRLRun', 'no available recipe to preview');
   await s.call('validateWorkload', { body: VALIDATE_BODY });
 
   const environments = await s.call('listRLEnvironments', { feeds: ['getRLEnvironment', 'getRLExampleWorkload'] });
-  const environment = first<Json>(environments?.environments, (e) => typeof e.id === 'string');
+  const environment = first(environments?.environments);
   if (environment) {
     const detail = await s.call('getRLEnvironment', { params: { environment: environment.id }, feeds: ['getRLExampleWorkload'] });
-    const example = first<Json>((detail ?? environment).launch?.examples, (x) => typeof x.id === 'string');
+    const launch = (detail ?? environment).launch;
+    const example = first(isObject(launch) ? launch.examples : undefined);
     if (example) await s.call('getRLExampleWorkload', { params: { environment: environment.id, example: example.id } });
     else s.skip('getRLExampleWorkload', 'the environment lists no example');
   } else {
@@ -203,14 +209,14 @@ async function walk(s: Session): Promise<void> {
   }
 
   const workloads = await s.call('listWorkloads', { feeds: WORKLOAD_READS.map(([id]) => id) });
-  const workload = first<Json>(workloads?.workloads, (w) => typeof w.id === 'string');
+  const workload = first(workloads?.workloads);
   for (const [id, query] of WORKLOAD_READS) {
     if (workload) await s.call(id, { params: { id: workload.id }, query: query(workload) });
     else s.skip(id, 'the account has no workload to read');
   }
 
   const assets = await s.call('listAssets', { feeds: ['getAsset'] });
-  const asset = first<Json>(assets?.assets, (a) => typeof a.id === 'string');
+  const asset = first(assets?.assets);
   if (asset) await s.call('getAsset', { params: { id: asset.id } });
   else s.skip('getAsset', 'the account has no asset to read');
 

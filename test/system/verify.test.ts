@@ -154,7 +154,7 @@ t.test('a target that drifts: exit 1, each finding names the operation and a JSO
     'drift type listRLRecipes /recipes/0/version: expected string, got integer',
     'info new listAssets /region: a field the document does not know',
     // The mock's own environments carry fields its document leaves open: new there too.
-    ...run.json?.findings.filter((f: Json) => f.kind === 'new' && /RLEnvironments?$/.test(f.operation)).map((f: Json) => `info new ${f.operation} ${f.pointer}: ${f.message}`),
+    ...(run.json?.findings ?? []).filter((f: Json) => f.kind === 'new' && /RLEnvironments?$/.test(f.operation)).map((f: Json) => `info new ${f.operation} ${f.pointer}: ${f.message}`),
   ].sort());
   t.match(run.stdout, /missing +previewRLRun \/review_token: missing/, 'the table names the finding as the JSON does');
   t.match(run.stdout, /new \(info\) +listAssets \/region: a field the document does not know/);
