@@ -29,8 +29,17 @@ function followLauncher(env: NodeJS.ProcessEnv, stop: (reason: string) => void):
   watch.unref();
 }
 
-/** The `nodus-mock` command: parses the options, serves until SIGINT or SIGTERM, or its npm launcher exits. */
+/**
+ * The `nodus-mock` command: parses the options, serves until SIGINT or SIGTERM, or its npm launcher
+ * exits. `nodus-mock verify` checks a real control plane against the document instead.
+ */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  if (argv[0] === 'verify') {
+    // Imported only for the command: a server's start does not load the checker and ajv.
+    const { verifyCommand } = await import('./verify/command.js');
+    const write = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(text);
+    process.exit(await verifyCommand(argv.slice(1), env, { out: write(process.stdout), err: write(process.stderr) }));
+  }
   let request;
   try {
     request = resolveCli(argv, env);

@@ -201,6 +201,7 @@ export const HELP_TEXT = (() => {
   });
   return [
     'Usage: nodus-mock [options]',
+    '       nodus-mock verify --base-url URL --api-key KEY [--json FILE] [--only OPS]',
     '',
     'A stateful mock of the Nodus control plane. Flags override environment variables,',
     'which override defaults.',
@@ -209,6 +210,11 @@ export const HELP_TEXT = (() => {
     ...rows,
     '  --help                        print this text',
     '  --version                     print the version',
+    '',
+    'Commands:',
+    "  verify                        check a real Nodus control plane against this mock's OpenAPI",
+    '                                document, with free calls that change nothing; exit 0 match,',
+    '                                1 drift, 2 usage, connection or key problem (verify --help)',
   ].join('\n');
 })();
 
