@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest, HTTPMethods } from 'fa
 import FindMyWay from 'find-my-way';
 import { ApiError } from '../domain/errors.js';
 import { describeValidation, type ValidationItem } from '../domain/validation.js';
+import { sandboxErrorBody } from './sandbox-error.js';
 
 const FASTIFY_CODES: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large'],
@@ -34,7 +35,8 @@ function toApiError(err: FastifyError, request: FastifyRequest): ApiError | unde
 }
 
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(JSON.stringify(error.body()));
+  const body = reply.request.routeOptions.config?.sandboxErrors ? sandboxErrorBody(error, reply.request) : error.body();
+  return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
 /**

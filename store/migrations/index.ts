@@ -6,6 +6,7 @@ import logRetention from './005-log-retention.js';
 import assets from './006-assets.js';
 import webhooks from './007-webhooks.js';
 import levers from './008-levers.js';
+import connections from './009-connections.js';
 
 interface Migration {
   version: number;
@@ -14,4 +15,4 @@ interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers, connections];

@@ -4,6 +4,7 @@ import type { AssetRow } from '../../../store/assets.js';
 import { isTerminal } from '../../simulator/types.js';
 import { sha256Hex } from '../canonical.js';
 import type { DomainContext } from '../context.js';
+import { checkQueryConnection } from '../connections/uses.js';
 import { ApiError, badRequest, conflict, notFound } from '../errors.js';
 import { archiveKindOf, listArchive, type ArchiveEntry } from './archives.js';
 import { ASSET_ID_PATTERN, checkUploadName, DEFAULT_UPLOAD_NAME, newAssetId, planImport, standInContent, type PlannedImport } from './rules.js';
@@ -142,6 +143,7 @@ export function createAssetService(deps: DomainContext) {
       const plan = planImport(body);
       return store.write(() => {
         const nowMs = clock.nowMs(tenantId);
+        if (plan.query) checkQueryConnection(deps, tenantId, plan.query.connectionId, plan.query.branch);
         if (plan.query?.reuse) {
           const earlier = store.assets.reusable(tenantId, plan.query.hash, nowMs);
           if (earlier) return { status: 200 as const, asset: assetAt(earlier, nowMs) };

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Requirements, WorkloadPayload } from '../../../openapi/workloads.js';
 import { checkWorkloadAssets, holdAssets } from '../assets/workloads.js';
+import { bindWorkloadConnection } from '../connections/uses.js';
 import { budgetRefusal } from './admission.js';
 import { ApiError } from '../errors.js';
 import type { Admitted } from './idempotency.js';
@@ -138,5 +139,6 @@ export function admitCustomWorkload(deps: DomainContext, tenantId: string, paylo
   if (refusal) throw refusal;
   insertWorkload(deps, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   holdAssets(deps, id, assetIds);
+  bindWorkloadConnection(deps, tenantId, id, payload);
   return { status: 202, body: submitResult(id), workloadId: id };
 }
