@@ -14,14 +14,12 @@ export const MAX_VALUE_BYTES = 4096;
 /** Names the platform keeps for the variables it sets itself. */
 export const RESERVED_PREFIX = 'NODUS_';
 
-/** A refusal of a secrets route, with the remedy SandboxError carries as `fix`. */
-const refusal = (status: number, code: string, message: string, fix: string) => new ApiError(status, code, message, { fix });
-
-export const reservedName = (name: string) =>
-  refusal(400, 'reserved_secret_name', `name "${name}" starts with ${RESERVED_PREFIX}, which the platform reserves`, `choose a name that does not start with ${RESERVED_PREFIX}`);
+// Each refusal carries the remedy SandboxError shows as `fix`.
+const reservedName = (name: string) =>
+  new ApiError(400, 'reserved_secret_name', `name "${name}" starts with ${RESERVED_PREFIX}, which the platform reserves`, { fix: `choose a name that does not start with ${RESERVED_PREFIX}` });
 
 const secretNotFound = (name: string) =>
-  refusal(404, 'not_found', `secret ${name} not found`, 'list this tenant\'s secrets with GET /v1/secrets; names are case-sensitive');
+  new ApiError(404, 'not_found', `secret ${name} not found`, { fix: 'list this tenant\'s secrets with GET /v1/secrets; names are case-sensitive' });
 
 /**
  * Secrets: write-only, versioned per name, each operation one transaction. The value is checked
@@ -34,10 +32,10 @@ export function createSecretService(deps: DomainContext) {
     put(tenantId: string, body: SecretWrite): SecretRow {
       if (body.name.startsWith(RESERVED_PREFIX)) throw reservedName(body.name);
       if (Buffer.byteLength(body.value, 'utf8') > MAX_VALUE_BYTES) {
-        throw refusal(400, 'secret_too_large', `the value of ${body.name} is over ${MAX_VALUE_BYTES} UTF-8 bytes`, `store at most ${MAX_VALUE_BYTES} bytes; keep larger material in an asset`);
+        throw new ApiError(400, 'secret_too_large', `the value of ${body.name} is over ${MAX_VALUE_BYTES} UTF-8 bytes`, { fix: `store at most ${MAX_VALUE_BYTES} bytes; keep larger material in an asset` });
       }
       if (body.value.includes('\0')) {
-        throw refusal(400, 'invalid_secret_value', `the value of ${body.name} contains a NUL character`, 'remove NUL characters from the value');
+        throw new ApiError(400, 'invalid_secret_value', `the value of ${body.name} contains a NUL character`, { fix: 'remove NUL characters from the value' });
       }
       return store.write(() => {
         const nowMs = clock.nowMs(tenantId);
@@ -47,7 +45,7 @@ export function createSecretService(deps: DomainContext) {
           return { ...existing, version: existing.version + 1, createdAtMs: nowMs };
         }
         if (store.secrets.count(tenantId) >= MAX_SECRETS) {
-          throw refusal(400, 'secret_limit_reached', `this tenant already has ${MAX_SECRETS} secrets`, 'delete a secret you no longer use (DELETE /v1/secrets/{name}), then put this one');
+          throw new ApiError(400, 'secret_limit_reached', `this tenant already has ${MAX_SECRETS} secrets`, { fix: 'delete a secret you no longer use (DELETE /v1/secrets/{name}), then put this one' });
         }
         const row: SecretRow = { id: newSecretId(), tenantId, name: body.name, version: 1, createdAtMs: nowMs };
         store.secrets.insert(row);
