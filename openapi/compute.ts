@@ -4,7 +4,7 @@ import { dateTime, queryInteger } from './primitives.js';
 /** Compute (the contract's Compute tag): the tenant's training, a sweep's runs grouped as one item. */
 
 export const ComputeGroup = z
-  .object({
+  .looseObject({
     id: z.string().describe('Sweep item id, sweep_ followed by the sweep id.'),
     sweep_id: z.string(),
     kind: z.literal('sweep'),
@@ -22,7 +22,7 @@ export type ComputeState = (typeof COMPUTE_STATES)[number];
 export const LAUNCH_CLIENTS = ['console', 'python-sdk', 'cli', 'mcp', 'claude-code', 'codex', 'cursor', 'api'] as const;
 
 export const ComputeItem = z
-  .object({
+  .looseObject({
     id: z.string(),
     type: z.enum(['instance', 'training', 'workspace']),
     name: z.string(),
@@ -34,7 +34,7 @@ export const ComputeItem = z
     created_at: dateTime,
     started_at: dateTime.nullable(),
     ended_at: dateTime.nullable(),
-    launched_by: z.object({
+    launched_by: z.looseObject({
       client: z.enum(LAUNCH_CLIENTS),
       user_id: z.string().nullable(),
       user_name: z.string().nullable(),
@@ -42,16 +42,16 @@ export const ComputeItem = z
       api_key_name: z.string().nullable(),
     }),
     group: ComputeGroup.nullable(),
-    resource: z.object({ kind: z.enum(['research_workspace', 'workload', 'sweep']), id: z.string() }),
+    resource: z.looseObject({ kind: z.enum(['research_workspace', 'workload', 'sweep']), id: z.string() }),
   })
   .meta({ id: 'ComputeItem' });
 export type ComputeItem = z.infer<typeof ComputeItem>;
 
 export const ComputeList = z
-  .object({
+  .looseObject({
     items: z.array(ComputeItem),
     next_cursor: z.string().nullable(),
-    summary: z.object({ running: z.object({ instance: z.int(), training: z.int(), workspace: z.int() }) }),
+    summary: z.looseObject({ running: z.looseObject({ instance: z.int(), training: z.int(), workspace: z.int() }) }),
   })
   .meta({ id: 'ComputeList' });
 export type ComputeList = z.infer<typeof ComputeList>;

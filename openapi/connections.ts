@@ -27,7 +27,7 @@ export const ConnectionCreate = z
 export type ConnectionCreate = z.infer<typeof ConnectionCreate>;
 
 export const Connection = z
-  .object({
+  .looseObject({
     id: z.string(),
     name: z.string(),
     kind: ConnectionKind,

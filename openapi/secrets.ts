@@ -18,7 +18,7 @@ export const SecretWrite = z
 export type SecretWrite = z.infer<typeof SecretWrite>;
 
 export const SecretMetadata = z
-  .object({
+  .looseObject({
     id: z.string().describe('Stable tenant secret ID shared by its versions.'),
     name: z.string(),
     version: z.int().min(1),
@@ -46,11 +46,13 @@ export const SANDBOX_ERROR_DESCRIPTIONS = {
   400: 'The request is invalid: the body fails its schema, a reserved name, a value over 4096 UTF-8 bytes or with NUL, or the tenant\'s secret limit; `code` names which',
   401: 'No API key, or a malformed Authorization header (unauthorized)',
   404: 'No secret by that name in this tenant (not_found)',
-  default: 'Any other error, as SandboxError: whatever status a fault rule (POST /_mock/faults) injects; 413, 415; 500 internal',
+  413: 'The body is larger than the server accepts (payload_too_large)',
+  415: 'The body\'s Content-Type is not one this operation reads (unsupported_media_type)',
+  default: 'Any other error, as SandboxError: whatever status a fault rule (POST /_mock/faults) injects; 414 for an over-long URL; 500 internal',
 } as const;
 
 /** The error responses of a secrets route: SandboxError for 401, the given statuses and the rest. */
-export function sandboxErrorResponses<const S extends 400 | 404>(...statuses: S[]): Record<S | 401 | 'default', typeof SandboxError> {
+export function sandboxErrorResponses<const S extends 400 | 404 | 413 | 415>(...statuses: S[]): Record<S | 401 | 'default', typeof SandboxError> {
   const responses: Partial<Record<S | 401 | 'default', typeof SandboxError>> = {};
   for (const status of [401, ...statuses, 'default'] as (S | 401 | 'default')[]) responses[status] = SandboxError;
   return responses as Record<S | 401 | 'default', typeof SandboxError>;

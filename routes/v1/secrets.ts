@@ -17,7 +17,7 @@ export default (async function secretRoutes(app) {
       tags: ['Secrets'],
       summary: 'Write a secret version: a new name starts at version 1, an existing one moves to the next',
       body: SecretWrite,
-      response: { 201: SecretMetadata, ...sandboxErrorResponses(400) },
+      response: { 201: SecretMetadata, ...sandboxErrorResponses(400, 413, 415) },
     },
     config: { ...config, journalRedact: ['value'] },
   }, async (request, reply) => reply.code(201).send(secretView(secrets.put(request.tenant.id, request.body))));
@@ -38,7 +38,7 @@ export default (async function secretRoutes(app) {
       tags: ['Secrets'],
       summary: 'Retire a secret; connections that pin it take no new use',
       params: SecretParams,
-      response: { 204: z.null().describe('Secret deleted'), ...sandboxErrorResponses(400, 404) },
+      response: { 204: z.null().describe('Secret deleted'), ...sandboxErrorResponses(400, 404, 413, 415) },
     },
     config,
   }, async (request, reply) => {
