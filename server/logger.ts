@@ -5,13 +5,22 @@ import type PinoPretty from 'pino-pretty';
 // pino-pretty is required only when a terminal is watching, so a server under test never loads it.
 const require = createRequire(import.meta.url);
 
+/**
+ * Where a secret could sit in a logged object (a request body, a secret write): pino censors these
+ * paths in every line, so no log can carry a secret value even if a body is ever logged.
+ */
+export const LOG_REDACT = {
+  paths: ['value', 'body.value', 'req.body.value', 'request.body.value', 'secret', 'body.secret', 'req.body.secret'],
+  censor: '[redacted]',
+};
+
 /** JSON lines, or pino-pretty when a person is watching the terminal. */
 export function createLogger(level: string, stream: NodeJS.WriteStream = process.stdout): Logger {
   if (level !== 'silent' && stream.isTTY) {
     // In this thread, not as a pino transport: a transport's worker is a file that pino finds
     // relative to its own folder, which the bundled server (scripts/bundle.mjs) does not have.
     const pretty = require('pino-pretty') as typeof PinoPretty;
-    return pino({ level }, pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: stream }));
+    return pino({ level, redact: LOG_REDACT }, pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: stream }));
   }
-  return pino({ level }, stream);
+  return pino({ level, redact: LOG_REDACT }, stream);
 }

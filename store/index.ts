@@ -1,6 +1,8 @@
 import { createAdmissionStore } from './admission.js';
 import { createAssetStore } from './assets.js';
 import { createCheckpointer } from './checkpointer.js';
+import { createComputeStore } from './compute.js';
+import { createConnectionStore } from './connections.js';
 import { makeFolder, openDatabase, type Db } from './db.js';
 import { createFaultStore } from './faults.js';
 import { createGradingStore } from './grading.js';
@@ -11,6 +13,7 @@ import { lockDatabase } from './lock.js';
 import { createResetStore } from './reset.js';
 import { createRLEventStore } from './rl-events.js';
 import { createScenarioStateStore } from './scenario-state.js';
+import { createSecretStore } from './secrets.js';
 import { createSettingsStore } from './settings.js';
 import { createTenantStore } from './tenants.js';
 import { createWorkloadRuntimeStore } from './workload-runtime.js';
@@ -100,6 +103,9 @@ function createStore(db: Db, unlock: () => void) {
     scenarios: createScenarioStateStore(db),
     reset: createResetStore(db),
     webhooks: createWebhookStore(db),
+    secrets: createSecretStore(db),
+    connections: createConnectionStore(db),
+    compute: createComputeStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
       const value = inTransaction.immediate(fn) as T;

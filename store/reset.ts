@@ -17,6 +17,8 @@ export const TENANT_TABLES = [
   'webhooks',
   'tenant_levers',
   'reviews',
+  'secrets',
+  'connections',
 ] as const;
 
 /** Tables with a `tenant_id` that reset leaves alone, and why. */

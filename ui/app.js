@@ -1,6 +1,7 @@
 // The inspector (issue 17): one page over the tenant's /v1 and /_mock API. The key comes from the
 // URL fragment (#key=..., which no server sees) or a form, and is kept in sessionStorage. Views
-// are chosen by the fragment: #workload=ID (a run), #view=requests, #view=faults, else workloads.
+// are chosen by the fragment: #workload=ID (a run), #view=sweep&sweep=ID (a sweep's runs),
+// #view=requests, #view=faults, else workloads.
 // Everything long is read a page at a time: a run of 100,000 task events opens with one page.
 
 import { CallError, createApi, REQUEST_ID_PREFIX, seg } from './api.js';
@@ -232,7 +233,9 @@ async function workloadsView(root, params) {
     const k = keys.get(w.id);
     const ended = isTerminal(w.status) ? w.updated_at : null;
     return h('tr', { class: 'workload-row', 'data-id': w.id },
-      h('td', {}, h('a', { href: `#workload=${encodeURIComponent(w.id)}`, class: 'mono' }, w.id), w.name ? h('div', { class: 'muted small' }, w.name) : null),
+      h('td', {}, h('a', { href: `#workload=${encodeURIComponent(w.id)}`, class: 'mono' }, w.id), w.name ? h('div', { class: 'muted small' }, w.name) : null,
+        d?.payload?.sweep_id ? h('div', { class: 'small' }, 'sweep ', sweepLink(d.payload.sweep_id)) : null,
+        d?.payload?.connections?.length > 0 ? h('div', { class: 'muted small' }, `connection ${d.payload.connections[0]}`) : null),
       h('td', {}, badge(w.status)),
       h('td', {}, origin(d)),
       h('td', {}, d?.payload?.rl?.mode ?? '—'),
@@ -501,6 +504,8 @@ async function runView(root, params, show) {
       h('span', { id: 'run-status' }, badge(w.status))),
     h('div', { class: 'facts' },
       fact('name', w.payload?.name ?? '—'), fact('recipe / environment', origin(w)), fact('mode', w.payload?.rl?.mode ?? '—'),
+      w.payload?.connections?.length > 0 && fact('connection', h('span', { id: 'run-connection', class: 'mono' }, w.payload.connections[0])),
+      w.payload?.sweep_id && fact('sweep', sweepLink(w.payload.sweep_id, { id: 'run-sweep' })),
       fact('generation', generation), fact('created', fmtTime(w.created_at)),
       fact(isTerminal(w.status) ? 'ended' : 'updated', fmtTime(w.updated_at)), fact('spend', fmtUsd(w.spend_usd)),
       stage && fact('stage', `${stage.id} ${stage.status}: ${stage.completed_units ?? 0}/${stage.total_units ?? '?'} units` +
@@ -518,6 +523,32 @@ async function runView(root, params, show) {
 }
 
 const fact = (label, value) => h('div', { class: 'fact' }, h('span', { class: 'label' }, label), h('span', {}, value));
+
+// ---- a sweep: the runs that share a sweep_id, as GET /v1/compute/groups/{id} pages them
+
+const sweepLink = (sweepId, attrs = {}) => h('a', { ...attrs, href: `#view=sweep&sweep=${encodeURIComponent(sweepId)}`, class: 'mono sweep-link' }, sweepId);
+
+async function sweepView(root, params) {
+  const sweepId = params.get('sweep') ?? '';
+  const cursor = params.get('cursor');
+  const page = await api.get(`/v1/compute/groups/${seg(`sweep_${sweepId}`)}?limit=${WORKLOADS_PER_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+  const { group } = page;
+  const rows = page.items.map((item) => h('tr', { class: 'sweep-run', 'data-id': item.id },
+    h('td', {}, h('a', { href: `#workload=${encodeURIComponent(item.id)}`, class: 'mono' }, item.id), item.name !== item.id ? h('div', { class: 'muted small' }, item.name) : null),
+    h('td', {}, badge(item.status_text)),
+    h('td', {}, item.gpu ? `${item.gpu_count}× ${item.gpu}` : '—'),
+    h('td', { class: 'nowrap' }, fmtTime(item.created_at)),
+    h('td', { class: 'nowrap' }, fmtTime(item.started_at)),
+    h('td', { class: 'nowrap' }, fmtTime(item.ended_at))));
+  append(root,
+    h('div', { class: 'toolbar' }, h('a', { href: '#view=workloads' }, '← workloads'), h('h1', {}, 'Sweep ', h('span', { class: 'mono' }, group.sweep_id))),
+    h('div', { class: 'facts', id: 'sweep-counts' },
+      fact('runs', String(group.size)), fact('running', String(group.running)), fact('succeeded', String(group.succeeded)), fact('failed', String(group.failed))),
+    table(['run', 'status', 'gpu', 'created', 'started', 'ended'], rows, { id: 'sweep-runs' }),
+    h('div', { class: 'pager' },
+      cursor && h('button', { onclick: () => go({ view: 'sweep', sweep: sweepId }) }, '← newest'),
+      page.next_cursor && h('button', { onclick: () => go({ view: 'sweep', sweep: sweepId, cursor: page.next_cursor }) }, 'older →')));
+}
 
 // ---- the request journal
 
@@ -644,7 +675,7 @@ async function faultsView(root) {
     h('h2', {}, 'Add a rule'), form);
 }
 
-const VIEWS = { workloads: workloadsView, run: runView, requests: requestsView, faults: faultsView };
+const VIEWS = { workloads: workloadsView, run: runView, sweep: sweepView, requests: requestsView, faults: faultsView };
 
 takeKeyFromFragment();
 void start();

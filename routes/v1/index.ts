@@ -1,5 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import assetRoutes from './assets.js';
+import computeRoutes from './compute.js';
+import connectionRoutes from './connections.js';
 import meRoutes from './me.js';
 import outputRoutes from './outputs.js';
 import rlEnvironmentRoutes from './rl-environments.js';
@@ -8,6 +10,7 @@ import rlGradingRoutes from './rl-grading.js';
 import rlRecipeRoutes from './rl-recipes.js';
 import rlRunRoutes from './rl-runs.js';
 import rlSummaryRoutes from './rl-summary.js';
+import secretRoutes from './secrets.js';
 import workloadFreezeRoutes from './workload-freeze.js';
 import workloadLogRoutes from './workload-logs.js';
 import workloadRecordRoutes from './workload-records.js';
@@ -40,6 +43,9 @@ const v1: FastifyPluginAsync = async (app) => {
   await app.register(workloadRecordRoutes);
   await app.register(assetRoutes);
   await app.register(webhookRoutes);
+  await app.register(secretRoutes);
+  await app.register(connectionRoutes);
+  await app.register(computeRoutes);
 };
 
 export default v1;

@@ -2,12 +2,15 @@ import type { Store } from '../../store/index.js';
 import type { Config } from '../config.js';
 import { createAssetService } from './assets/service.js';
 import type { Catalog } from './catalog/index.js';
+import { createComputeService } from './compute/service.js';
+import { createConnectionService } from './connections/service.js';
 import { createCatalogService } from './catalog/service.js';
 import { VirtualClock } from './clock.js';
 import type { DomainContext } from './context.js';
 import { createControlService } from './control/service.js';
 import { createEvidenceService } from './evidence/service.js';
 import { createLaunchService } from './launches/service.js';
+import { createSecretService } from './secrets/service.js';
 import { createWebhookService } from './webhooks/service.js';
 import { createUnitsOfWork } from './unit-of-work.js';
 import { Materialiser } from './workloads/materialise.js';
@@ -49,6 +52,9 @@ export function createServices(options: ServiceOptions) {
     control: createControlService(context),
     assets: createAssetService(context),
     webhooks: createWebhookService(context),
+    secrets: createSecretService(context),
+    connections: createConnectionService(context),
+    compute: createComputeService(context),
   };
 }
 

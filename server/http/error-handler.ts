@@ -4,6 +4,7 @@ import FindMyWay from 'find-my-way';
 import { DomainError } from '../domain/errors.js';
 import { ApiError } from './api-error.js';
 import { describeValidation, type ValidationItem } from '../domain/validation.js';
+import { sandboxErrorBody } from './sandbox-error.js';
 
 const FASTIFY_CODES: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large'],
@@ -36,7 +37,8 @@ function toApiError(err: FastifyError, request: FastifyRequest): ApiError | unde
 }
 
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(JSON.stringify(error.body()));
+  const body = reply.request.routeOptions.config?.sandboxErrors ? sandboxErrorBody(error, reply.request) : error.body();
+  return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
 /**

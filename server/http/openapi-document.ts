@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { ERROR_DESCRIPTIONS } from '../../openapi/common.js';
 import { HEADER_NAMES } from '../../openapi/headers.js';
+import { SANDBOX_ERROR_DESCRIPTIONS } from '../../openapi/secrets.js';
 import { packageLicense, packageRoot, packageVersion } from '../boot/package-info.js';
 
 /**
@@ -92,8 +93,9 @@ const SCHEMAS = '#/components/schemas/';
 function describeErrors<T extends Document>(document: T): T {
   for (const operation of operationsOf(document)) {
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
-      if (response.content?.['application/json']?.schema?.$ref !== `${SCHEMAS}Error`) continue;
-      response.description = ERROR_DESCRIPTIONS[status as keyof typeof ERROR_DESCRIPTIONS] ?? response.description;
+      const ref = response.content?.['application/json']?.schema?.$ref;
+      if (ref === `${SCHEMAS}Error`) response.description = ERROR_DESCRIPTIONS[status as keyof typeof ERROR_DESCRIPTIONS] ?? response.description;
+      if (ref === `${SCHEMAS}SandboxError`) response.description = SANDBOX_ERROR_DESCRIPTIONS[status as keyof typeof SANDBOX_ERROR_DESCRIPTIONS] ?? response.description;
     }
   }
   return document;

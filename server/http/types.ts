@@ -40,5 +40,7 @@ declare module 'fastify' {
     validationCodes?: Record<string, string>;
     /** Top-level fields of a JSON body the request journal keeps as "[redacted]" (a secret, say). */
     journalRedact?: readonly string[];
+    /** Refusals of this route are SandboxError (`code`, `message`, `fix`, `url`), not `Error` (the secrets routes). */
+    sandboxErrors?: boolean;
   }
 }

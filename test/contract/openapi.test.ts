@@ -58,7 +58,7 @@ t.test('every /_mock route is tagged mock, every route has a summary or operatio
   }
 });
 
-t.test('the contract\'s operations keep its operationId and the errors it documents; every error is the envelope', async (t) => {
+t.test('the contract\'s operations keep its operationId and the errors it documents; every error is the envelope (SandboxError on the secrets routes)', async (t) => {
   const s = await startServer(t);
   const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
   const contract = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8'));
@@ -75,7 +75,9 @@ t.test('the contract\'s operations keep its operationId and the errors it docume
       if (path.startsWith('/v1/') || path.startsWith('/_mock/')) t.ok(op.responses['401'], `${method} ${path}: the key check's 401`);
       for (const [status, response] of Object.entries<any>(op.responses)) {
         if (!/^([45]|default)/.test(status)) continue;
-        t.same(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${method} ${path} ${status}`);
+        // The contract gives the secrets routes SandboxError; every other route has Error.
+        const envelope = path.startsWith('/v1/secrets') ? 'SandboxError' : 'Error';
+        t.same(response.content, { 'application/json': { schema: { $ref: `#/components/schemas/${envelope}` } } }, `${method} ${path} ${status}`);
         t.not(response.description, 'Default Response', `${method} ${path} ${status} says what it means`);
       }
     }

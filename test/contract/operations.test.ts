@@ -7,9 +7,9 @@ import { startServer, type CallOptions, type CallResult } from '../helpers/serve
 
 /**
  * Issue 7's "done when": every in-scope operation of the contract (the 27 operations of
- * openapi-rl-subset.json, and the five asset and three webhook operations the SDK calls) is served
- * for a realistic request, with a 2xx and a body the contract accepts, and with the headers the
- * served document declares for it.
+ * openapi-rl-subset.json, the five asset and three webhook operations the SDK calls, and the ten of
+ * secrets, connections and compute) is served for a realistic request, with a 2xx and a body the
+ * contract accepts, and with the headers the served document declares for it.
  */
 
 const contract = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8'));
@@ -17,7 +17,7 @@ const OPERATIONS = Object.entries<Record<string, unknown>>(contract.paths).flatM
   Object.keys(ops).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`));
 
 t.test('every in-scope operation answers a realistic request with a contract-valid body', async (t) => {
-  t.equal(OPERATIONS.length, 35, 'the subset holds 27 operations; assets add 5 and webhooks 3');
+  t.equal(OPERATIONS.length, 45, 'the subset holds 27 operations; assets add 5, webhooks 3, and secrets, connections and compute 10');
   const s = await startServer(t, { clock: 'manual' });
   const answers = new Map<string, CallResult>();
   const call = async (method: string, template: string, params: Record<string, string> = {}, query = '', options: CallOptions = {}) => {
@@ -46,8 +46,20 @@ t.test('every in-scope operation answers a realistic request with a contract-val
   const imported = await call('POST', '/v1/assets/import', {}, '', { body: { kind: 'github', repo: 'nodus-compute/examples', ref: 'v1' } });
   await call('GET', '/v1/assets/{id}', { id: code.body.id });
   await call('DELETE', '/v1/assets/{id}', { id: imported.body.id });
+  await call('POST', '/v1/secrets', {}, '', { body: { name: 'WANDB_API_KEY', value: 'wandb-value' } });
+  await call('POST', '/v1/secrets', {}, '', { body: { name: 'SCRATCH', value: 'scratch-value' } });
+  await call('GET', '/v1/secrets');
+  await call('DELETE', '/v1/secrets/{name}', { name: 'SCRATCH' });
+  const wandb = await call('POST', '/v1/connections', {}, '', { body: { name: 'wb', kind: 'wandb', secret: 'WANDB_API_KEY', entity: 'team', project: 'rl', live_mode: true } });
+  await call('GET', '/v1/connections');
+  await call('GET', '/v1/connections/{id}', { id: 'wb' });
+  await call('POST', '/v1/connections/{id}/verify', { id: wandb.body.id });
+  const spare = (await s.call('POST', '/v1/connections', { body: { name: 'spare', kind: 'postgres', secret: 'WANDB_API_KEY' } })).body;
+  await call('DELETE', '/v1/connections/{id}', { id: spare.id });
   const sdkRun = await call('POST', '/v1/workloads', {}, '', {
     body: {
+      connections: ['wb'],
+      sweep_id: 'lr-sweep',
       requirements: {},
       outcome: {},
       continuity: { mode: 'checkpointed', resume_on_interruption: true },
@@ -79,6 +91,9 @@ t.test('every in-scope operation answers a realistic request with a contract-val
   await call('GET', '/v1/workloads/{id}/artifacts', recipeRun);
   await call('GET', '/v1/workloads/{id}/ledger', recipeRun);
   await call('GET', '/v1/workloads/{id}/routing', recipeRun);
+
+  await call('GET', '/v1/compute', {}, '?state=history&limit=10');
+  await call('GET', '/v1/compute/groups/{id}', { id: 'sweep_lr-sweep' });
 
   await call('PUT', '/v1/webhooks', {}, '', { body: { url: 'http://127.0.0.1:9/hook' } });
   await call('GET', '/v1/webhooks');

@@ -3,9 +3,12 @@ import t from 'tap';
 import { z } from 'zod';
 import * as assets from '../../openapi/assets.js';
 import * as common from '../../openapi/common.js';
+import * as compute from '../../openapi/compute.js';
+import * as connections from '../../openapi/connections.js';
 import * as rlEnvironments from '../../openapi/rl-environments.js';
 import * as rlEvidence from '../../openapi/rl-evidence.js';
 import * as rlRecipes from '../../openapi/rl-recipes.js';
+import * as secrets from '../../openapi/secrets.js';
 import * as webhooks from '../../openapi/webhooks.js';
 import * as workloads from '../../openapi/workloads.js';
 import { CONTRACT_PATH } from '../helpers/contract.js';
@@ -25,7 +28,7 @@ const relaxedEnums = new Set([
   'RLMetadata.environment_id',
 ]);
 
-const wireModules = { rlRecipes, rlEvidence, rlEnvironments, workloads, assets, webhooks };
+const wireModules = { rlRecipes, rlEvidence, rlEnvironments, workloads, assets, webhooks, secrets, connections, compute };
 
 /** Our components, generated the way the served document generates them, for one direction. */
 const contractName = (id: string) => workloads.COMPONENT_ALIASES[id] ?? id;

@@ -108,14 +108,18 @@ async function sendFuzzed(target: FuzzTarget, r: FuzzRequest): Promise<string | 
   if (res.status >= 500) return `${where} → ${res.status} ${text.slice(0, 300)}`;
   if (!res.headers.get('x-request-id')) return `${where} → no X-Request-Id`;
   if (res.status >= 400) {
-    let body: { error?: unknown; message?: unknown };
+    let body: { error?: unknown; code?: unknown; message?: unknown; fix?: unknown; url?: unknown };
     try {
       body = JSON.parse(text);
     } catch {
       return `${where} → ${res.status} without a JSON envelope: ${text.slice(0, 200)}`;
     }
-    if (typeof body.error !== 'string' || typeof body.message !== 'string') return `${where} → ${res.status} envelope ${text.slice(0, 200)}`;
-    if (!r.op.documented.includes(String(res.status))) return `${where} → ${res.status} ${body.error}, which the document does not list`;
+    // The secrets routes answer SandboxError (code, message, fix, url); every other route Error.
+    const sandbox = r.op.template.startsWith('/v1/secrets');
+    const code = sandbox ? body.code : body.error;
+    const complete = typeof code === 'string' && typeof body.message === 'string' && (!sandbox || (typeof body.fix === 'string' && typeof body.url === 'string'));
+    if (!complete) return `${where} → ${res.status} envelope ${text.slice(0, 200)}`;
+    if (!r.op.documented.includes(String(res.status))) return `${where} → ${res.status} ${code}, which the document does not list`;
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import type { AssetRow } from '../../../store/assets.js';
 import { isTerminal } from '../../simulator/types.js';
 import { sha256Hex } from '../canonical.js';
 import type { DomainContext } from '../context.js';
+import { checkQueryConnection } from '../connections/uses.js';
 import { DomainError, badRequest, conflict, notFound } from '../errors.js';
 import { archiveKindOf, listArchive, type ArchiveEntry } from './archives.js';
 import { ASSET_ID_PATTERN, checkUploadName, DEFAULT_UPLOAD_NAME, newAssetId, planImport, standInContent, type PlannedImport } from './rules.js';
@@ -143,6 +144,7 @@ export function createAssetService(deps: DomainContext) {
     import(tenantId: string, body: AssetImportRequest): { outcome: ImportOutcome; asset: AssetAt } {
       const plan = planImport(body);
       return units.atNow(tenantId, ({ nowMs }) => {
+        if (plan.query) checkQueryConnection(deps, tenantId, plan.query.connectionId, plan.query.branch);
         if (plan.query?.reuse) {
           const earlier = store.assets.reusable(tenantId, plan.query.hash, nowMs);
           if (earlier) return { outcome: 'reused' as const, asset: assetAt(earlier, nowMs) };

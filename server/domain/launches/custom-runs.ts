@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Requirements, WorkloadPayload } from '../../../openapi/workloads.js';
 import { checkWorkloadAssets, holdAssets } from '../assets/workloads.js';
+import { bindWorkloadConnection } from '../connections/uses.js';
 import { budgetRefusal } from './admission.js';
 import { DomainError } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
@@ -139,5 +140,6 @@ export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, paylo
   if (refusal) throw refusal;
   insertWorkload(deps, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   holdAssets(deps, id, assetIds);
+  bindWorkloadConnection(deps, tenantId, id, payload);
   return id;
 }

@@ -5,6 +5,7 @@ import type { WorkloadRow } from '../../../store/workloads.js';
 import { stateAt } from '../../simulator/index.js';
 import { isTerminal, WORKLOAD_STATUSES } from '../../simulator/types.js';
 import { checkWorkloadAssets } from '../assets/workloads.js';
+import { checkWorkloadConnection } from '../connections/uses.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
@@ -110,6 +111,7 @@ export function createWorkloadService(deps: DomainContext) {
     validate(tenantId: string, payload: Payload): void {
       checkSubmission(deps, payload);
       checkWorkloadAssets(deps, tenantId, payload, clock.nowMs(tenantId));
+      checkWorkloadConnection(deps, tenantId, payload);
     },
 
     /** Newest first; the contract's limit rule: absent, <= 0 or > 100 means 50. */

@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { tarOf, zipOf } from '../../helpers/archives.js';
+import { connect } from '../../helpers/connections.js';
 import { freshKey, startServer, type CallResult, type TestServer } from '../../helpers/server.js';
 
 const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
@@ -335,6 +336,7 @@ t.test('bad imports are 400s and store nothing', async (t) => {
 
 t.test('a database query import is 202 importing, ready on the tenant\'s virtual clock, and can be reused', async (t) => {
   const s = await startServer(t, { clock: 'manual' });
+  await connect(s, 'warehouse');
   const query = { kind: 'connection_query', connection_id: 'warehouse', sql: 'SELECT * FROM runs', format: 'csv' };
   const res = await s.call('POST', '/v1/assets/import', { body: query });
   t.equal(res.status, 202);
@@ -373,6 +375,7 @@ t.test('a database query import is 202 importing, ready on the tenant\'s virtual
 
 t.test('at most two imports in progress; the third, and an upload, answer 409; a failed import frees its place', async (t) => {
   const s = await startServer(t, { clock: 'manual' });
+  await connect(s, 'db');
   const query = (n: number) => ({ kind: 'connection_query', connection_id: 'db', sql: `SELECT ${n}` });
   const a = await s.call('POST', '/v1/assets/import', { body: query(1) });
   await s.call('POST', '/v1/assets/import', { body: query(2) });

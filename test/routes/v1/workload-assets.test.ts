@@ -1,6 +1,7 @@
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance, workloadCount } from '../../helpers/rl.js';
+import { connect } from '../../helpers/connections.js';
 import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
 
 /** What `client.run(image=..., source_asset_id=..., command=["python", "train.py"], budget=...)` sends. */
@@ -95,6 +96,7 @@ t.test('unknown, deleted and another tenant\'s assets are 400 asset_not_found wh
 
 t.test('an asset still importing, or failed, is 400 asset_not_ready; once ready it can be used', async (t) => {
   const s = await startServer(t, { clock: 'manual' });
+  await connect(s, 'db');
   const importing = (await s.call('POST', '/v1/assets/import', { body: { kind: 'connection_query', connection_id: 'db', sql: 'SELECT 1' } })).body.id;
   const failing = (await s.call('POST', '/v1/assets/import', { body: { kind: 'connection_query', connection_id: 'db', sql: 'SELECT 2' } })).body.id;
   await s.call('POST', `/_mock/assets/${failing}/fail`, { body: {} });
