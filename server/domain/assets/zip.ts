@@ -40,7 +40,8 @@ const UNICODE_PATH_EXTRA = 0x7075;
 /** What names mean without the UTF-8 flag, by the zip specification: IBM code page 437 (its upper half; the lower is ASCII). */
 const CP437_HIGH = 'ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0';
 
-const cp437 = (bytes: Buffer) => Array.from(bytes, (b) => (b < 0x80 ? String.fromCharCode(b) : CP437_HIGH[b - 0x80])).join('');
+/** A name without the UTF-8 flag, decoded. */
+export const cp437 = (bytes: Buffer) => Array.from(bytes, (b) => (b < 0x80 ? String.fromCharCode(b) : CP437_HIGH[b - 0x80])).join('');
 
 interface Central {
   name: string;
@@ -100,15 +101,15 @@ interface End {
 }
 
 function endRecord(data: Buffer, bad: (why: string) => Error): End {
-  let end = -1;
+  // Every place an end record could be: readers search from the back, some for the last
+  // signature, some for the first whose comment length fits, so more than one is two readings.
+  const candidates: number[] = [];
   for (let i = data.length - END_BYTES; i >= Math.max(0, data.length - END_BYTES - 0xffff); i--) {
-    if (data.readUInt32LE(i) === SIG.end && data.readUInt16LE(i + 20) === data.length - i - END_BYTES) {
-      end = i;
-      break;
-    }
+    if (data.readUInt32LE(i) === SIG.end && data.readUInt16LE(i + 20) === data.length - i - END_BYTES) candidates.push(i);
   }
-  if (end === -1) throw bad('no zip end-of-central-directory record');
-  if (data.subarray(end + 4).includes(data.subarray(end, end + 4))) throw bad('it has more than one end-of-central-directory record');
+  if (candidates.length === 0) throw bad('no zip end-of-central-directory record');
+  const end = candidates[0];
+  if (candidates.length > 1 || data.subarray(end + 4).includes(data.subarray(end, end + 4))) throw bad('it has more than one end-of-central-directory record');
   const disk = data.readUInt16LE(end + 4);
   const directoryDisk = data.readUInt16LE(end + 6);
   const onDisk = data.readUInt16LE(end + 8);
