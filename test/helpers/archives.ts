@@ -26,6 +26,8 @@ export interface TarRecord {
   prefix?: string;
   /** `posix` (`ustar\0` `00`, the default), `gnu` (`ustar  \0`) or `none` (pre-POSIX). */
   magic?: 'posix' | 'gnu' | 'none';
+  /** Writes the size field in base-256, as tars do for members of 8 GiB and more. */
+  base256?: boolean;
 }
 
 function octal(value: number, width: number): string {
@@ -39,7 +41,12 @@ function header(r: TarRecord, size: number): Buffer {
   block.write(octal(r.type === '5' ? 0o755 : 0o644, 8), 100, 'latin1');
   block.write(octal(0, 8), 108, 'latin1');
   block.write(octal(0, 8), 116, 'latin1');
-  block.write(octal(r.size ?? size, 12), 124, 'latin1');
+  if (r.base256) {
+    block[124] = 0x80;
+    block.writeUIntBE(r.size ?? size, 130, 6);
+  } else {
+    block.write(octal(r.size ?? size, 12), 124, 'latin1');
+  }
   block.write(octal(1_700_000_000, 12), 136, 'latin1');
   block.write(' '.repeat(8), 148, 'latin1');
   block.write(r.type ?? '0', 156, 'latin1');
@@ -114,6 +121,10 @@ export interface ZipMember {
   unicodePath?: string;
   /** Leave the member out of the central directory: a local entry only a streaming reader sees. */
   hidden?: boolean;
+  /** Sizes and offset in zip64 extra fields, the 32-bit fields saturated, as for members past 4 GiB. */
+  zip64?: boolean;
+  /** Extra field bytes appended to the central record's. */
+  centralExtra?: Buffer;
 }
 
 export interface ZipOptions {
@@ -126,6 +137,8 @@ export interface ZipOptions {
   comment?: Buffer;
   /** Bytes after the end record (a second end record, say). */
   after?: Buffer;
+  /** A zip64 end record and locator before the end record, whose fields are then saturated unless `saturate` is false. */
+  zip64?: { count?: number; saturate?: boolean };
 }
 
 function extra(id: number, data: Buffer): Buffer {
@@ -165,19 +178,25 @@ export function zipOf(members: ZipMember[], options: ZipOptions = {}): Buffer {
     const data = Buffer.from(m.content ?? '');
     const crc = crc32(data);
     const flags = ((m.utf8 ?? !m.rawName) ? 0x800 : 0) | (m.descriptor ? 0x8 : 0);
-    const extras = m.unicodePath === undefined ? Buffer.alloc(0) : unicodePathField(name, m.unicodePath);
+    const unicode = m.unicodePath === undefined ? Buffer.alloc(0) : unicodePathField(name, m.unicodePath);
+    const big = (...values: number[]) => {
+      const field = Buffer.alloc(8 * values.length);
+      values.forEach((v, i) => field.writeBigUInt64LE(BigInt(v), 8 * i));
+      return extra(0x0001, field);
+    };
+    const localExtras = Buffer.concat([unicode, m.zip64 ? big(data.length, data.length) : Buffer.alloc(0)]);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(flags, 6);
     if (!m.descriptor) {
       local.writeUInt32LE(crc, 14);
-      local.writeUInt32LE(m.localSize ?? data.length, 18);
-      local.writeUInt32LE(m.localSize ?? data.length, 22);
+      local.writeUInt32LE(m.zip64 ? 0xffffffff : m.localSize ?? data.length, 18);
+      local.writeUInt32LE(m.zip64 ? 0xffffffff : m.localSize ?? data.length, 22);
     }
     local.writeUInt16LE(localName.length, 26);
-    local.writeUInt16LE(extras.length, 28);
-    const parts = [local, localName, extras, data];
+    local.writeUInt16LE(localExtras.length, 28);
+    const parts = [local, localName, localExtras, data];
     if (m.descriptor) {
       const descriptor = Buffer.alloc(16);
       descriptor.writeUInt32LE(0x08074b50, 0);
@@ -191,22 +210,43 @@ export function zipOf(members: ZipMember[], options: ZipOptions = {}): Buffer {
     offset += parts.reduce((n, p) => n + p.length, 0);
     if (m.hidden) continue;
     listed++;
+    const centralExtras = Buffer.concat([unicode, m.zip64 ? big(data.length, data.length, localOffset) : Buffer.alloc(0), m.centralExtra ?? Buffer.alloc(0)]);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(((m.host ?? 3) << 8) | 20, 4);
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(flags, 8);
     central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(m.zip64 ? 0xffffffff : data.length, 20);
+    central.writeUInt32LE(m.zip64 ? 0xffffffff : data.length, 24);
     central.writeUInt16LE(name.length, 28);
-    central.writeUInt16LE(extras.length, 30);
+    central.writeUInt16LE(centralExtras.length, 30);
     const mode = m.mode ?? (m.path.endsWith('/') ? 0o040755 : 0o100644);
     central.writeUInt32LE(((mode << 16) | (m.dosAttributes ?? (m.path.endsWith('/') ? 0x10 : 0))) >>> 0, 38);
-    central.writeUInt32LE(localOffset, 42);
-    centrals.push(central, name, extras);
+    central.writeUInt32LE(m.zip64 ? 0xffffffff : localOffset, 42);
+    centrals.push(central, name, centralExtras);
   }
   const directory = Buffer.concat(centrals);
-  const end = endRecord(options.count ?? listed, directory.length, options.directoryOffset ?? offset, options.comment);
-  return Buffer.concat([options.before ?? Buffer.alloc(0), ...locals, directory, end, options.after ?? Buffer.alloc(0)]);
+  const count = options.count ?? listed;
+  const directoryOffset = options.directoryOffset ?? offset;
+  if (!options.zip64) {
+    const end = endRecord(count, directory.length, directoryOffset, options.comment);
+    return Buffer.concat([options.before ?? Buffer.alloc(0), ...locals, directory, end, options.after ?? Buffer.alloc(0)]);
+  }
+  const record = Buffer.alloc(56);
+  record.writeUInt32LE(0x06064b50, 0);
+  record.writeBigUInt64LE(44n, 4);
+  record.writeUInt16LE((3 << 8) | 45, 12);
+  record.writeUInt16LE(45, 14);
+  record.writeBigUInt64LE(BigInt(options.zip64.count ?? count), 24);
+  record.writeBigUInt64LE(BigInt(options.zip64.count ?? count), 32);
+  record.writeBigUInt64LE(BigInt(directory.length), 40);
+  record.writeBigUInt64LE(BigInt(directoryOffset), 48);
+  const locator = Buffer.alloc(20);
+  locator.writeUInt32LE(0x07064b50, 0);
+  locator.writeBigUInt64LE(BigInt(offset + directory.length), 8);
+  locator.writeUInt32LE(1, 16);
+  const saturate = options.zip64.saturate ?? true;
+  const end = saturate ? endRecord(0xffff, 0xffffffff, 0xffffffff, options.comment) : endRecord(count, directory.length, directoryOffset, options.comment);
+  return Buffer.concat([options.before ?? Buffer.alloc(0), ...locals, directory, record, locator, end, options.after ?? Buffer.alloc(0)]);
 }

@@ -74,6 +74,8 @@ const tarCorpus: Case[] = [
   tar('a file, then something inside it', [file('a'), file('a/b')], [UNSAFE, /"a\/b" is inside "a", which the archive holds as a file/]),
   tar('a file where a directory was', [file('a/b'), file('a')], [UNSAFE, /"a" is a file, but the archive holds "a" as a directory/]),
   tar('a name that is not UTF-8', [{ name: Buffer.from([0x63, 0x61, 0x66, 0xe9]), data: 'x' }], [UNSAFE, /not valid UTF-8/]),
+  { what: 'a base-256 size', name: 'base256.tar', data: tarRecords([file('a.txt', 'abc', { base256: true })]), accepted: true },
+  tar('a file named .', [file('.')], [UNSAFE, /"\." has an empty path/]),
   tar('an absolute path', [file('/tmp/nodus-mock-corpus-escape')], [UNSAFE, /absolute path/]),
   tar('a path that climbs out', [file('a/../../evil')], [UNSAFE, /climbs out/]),
   tar('a pax path that climbs out', [pax([['path', '../evil']]), file('safe.txt')], [UNSAFE, /"\.\.\/evil" climbs out/]),
@@ -97,6 +99,15 @@ const tarCorpus: Case[] = [
 ];
 
 const zip = (what: string, members: Parameters<typeof zipOf>[0], refused?: [string, RegExp], options?: Parameters<typeof zipOf>[1]): Case => ({ what, name: 'corpus.zip', data: zipOf(members, options), refused });
+/** A copy with a few bytes rewritten: the corner no zip writer reaches. */
+function patch(data: Buffer, at: number, value: number, bytes: 2 | 4 = 4): Buffer {
+  const copy = Buffer.from(data);
+  copy.writeUIntLE(value, at, bytes);
+  return copy;
+}
+/** Two stored one-byte files: local headers at 0 and 36, directory records at 72 and 123, the end record at 174. */
+const two = zipOf([{ path: 'a.txt', content: 'a' }, { path: 'b.txt', content: 'b' }]);
+const zipOfTwo = (what: string, data: Buffer, refused: [string, RegExp]): Case => ({ what, name: 'two.zip', data, refused });
 const threeFiles = [{ path: 'a.txt', content: 'a' }, { path: 'b.txt', content: 'b' }, { path: 'c.txt', content: 'c' }];
 
 const zipCorpus: Case[] = [
@@ -134,6 +145,24 @@ const zipCorpus: Case[] = [
   zip('a path that climbs out', [{ path: 'a/../../evil' }], [UNSAFE, /climbs out/]),
   zip('a backslash', [{ path: '..\\evil' }], [UNSAFE, /backslash/]),
   zip('a UTF-8 flag on bytes that are not UTF-8', [{ path: 'x', rawName: Buffer.from([0x63, 0xe9]), utf8: true }], [UNSAFE, /not valid UTF-8/]),
+  { what: 'a zip64 archive', name: 'zip64.zip', data: zipOf([{ path: 'big.txt', content: 'abc', zip64: true }, { path: 'small.txt' }], { zip64: {} }), accepted: true },
+  zip('a zip64 end record that counts fewer entries', threeFiles, [INVALID, /counts 1 entries/], { zip64: { count: 1 } }),
+  zip('a zip64 end record that disagrees with the end record', threeFiles, [INVALID, /end record and zip64 end record disagree/], { zip64: { count: 1, saturate: false } }),
+  { what: 'a zip64 locator that points elsewhere', name: 'z.zip', data: ((z) => patch(z, z.length - 42 + 8, 0))(zipOf(threeFiles, { zip64: {} })), refused: [INVALID, /zip64 end record is not where its locator says/] },
+  zipOfTwo('an end record on another disk', patch(two, 174 + 4, 1, 2), [INVALID, /more than one disk/]),
+  zipOfTwo('an entry on another disk', patch(two, 72 + 34, 1, 2), [INVALID, /more than one disk/]),
+  zipOfTwo('a saturated size without its zip64 field', patch(two, 72 + 24, 0xffffffff), [INVALID, /zip64 extra field is missing a value/]),
+  zipOfTwo('a local header that is not there', patch(two, 36, 0), [INVALID, /local header of "b\.txt" is missing/]),
+  zipOfTwo('local flags that differ', patch(two, 6, 0, 2), [UNSAFE, /"a\.txt" has a local header whose flags or method differs/]),
+  zipOfTwo('a local name that runs past the entries', patch(two, 36 + 26, 0xffff, 2), [INVALID, /local header of "b\.txt" is cut short/]),
+  zipOfTwo('data that runs into the directory', patch(patch(patch(patch(two, 18, 100), 22, 100), 72 + 20, 100), 72 + 24, 100), [INVALID, /data of "a\.txt" runs into the central directory/]),
+  zipOfTwo('two records for one local entry', patch(two, 123 + 42, 0), [INVALID, /"b\.txt" overlaps the entry before it/]),
+  zipOfTwo('a directory record that is something else', patch(two, 123, 0), [INVALID, /central directory is cut short or holds something else/]),
+  zipOfTwo('a directory record that runs past the directory', patch(two, 123 + 28, 200, 2), [INVALID, /central directory is cut short/]),
+  { what: 'a data descriptor that disagrees', name: 'd.zip', data: patch(zipOf([{ path: 'a.txt', content: 'abc', descriptor: true }]), 42, 0), refused: [UNSAFE, /local header whose data descriptor differs/] },
+  zip('an extra field cut short', [{ path: 'a.txt', centralExtra: Buffer.from([0x55, 0x54, 0x10, 0x00]) }], [INVALID, /extra field is cut short/]),
+  zip('an extra field twice', [{ path: 'a.txt', centralExtra: Buffer.from([0x55, 0x54, 1, 0, 0, 0x55, 0x54, 1, 0, 0]) }], [INVALID, /extra field 0x5455 twice/]),
+  zip('an empty name', [{ path: '' }], [UNSAFE, /has an empty path/]),
   { what: 'more than 10,000 entries', name: 'many.zip', data: zipOf(Array.from({ length: 10_001 }, (_, i) => ({ path: `f${i}` }))), refused: ['too_many_files', /10000 entries/] },
   { what: 'a .zip that is not a zip', name: 'text.zip', data: Buffer.from('just text'), refused: [INVALID, /end-of-central-directory/] },
 ];
