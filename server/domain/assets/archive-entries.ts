@@ -12,6 +12,8 @@ export const MAX_ARCHIVE_ENTRIES = 10_000;
 export const MAX_ARCHIVE_HEADERS = 2 * MAX_ARCHIVE_ENTRIES;
 /** Bytes of metadata in all (tar extended headers, zip extra fields and comments), far more than 10,000 long paths need. */
 export const MAX_METADATA_BYTES = 8 * 1024 * 1024;
+/** pax records in all: ten per member, where GNU tar and bsdtar write three to six. */
+export const MAX_PAX_RECORDS = 10 * MAX_ARCHIVE_ENTRIES;
 
 export interface ArchiveEntry {
   path: string;
@@ -24,7 +26,7 @@ export const unsafe = (path: string, why: string) =>
   new ApiError(400, 'unsafe_archive', `archive member "${shown(path)}" ${why}; archives may hold only regular files and directories at relative paths, read the same by every extractor`);
 export const tooMany = (what: string) => new ApiError(400, 'too_many_files', `the archive holds more than ${what}`);
 export const tooMuchMetadata = (name: string) =>
-  new ApiError(400, 'archive_too_large', `${name} holds more than ${MAX_METADATA_BYTES} bytes of headers (pax or GNU extended headers, zip extra fields and comments)`);
+  new ApiError(400, 'archive_too_large', `${name} holds more than ${MAX_METADATA_BYTES} bytes of headers (pax or GNU extended headers, zip extra fields and comments) or more than ${MAX_PAX_RECORDS} pax records`);
 
 const shown = (path: string) => path.replace(/\p{Cc}/gu, '?') || '(empty)';
 const ROOT = Symbol('root');

@@ -5,6 +5,7 @@ import {
   malformed,
   MAX_ARCHIVE_HEADERS,
   MAX_METADATA_BYTES,
+  MAX_PAX_RECORDS,
   Slicer,
   tooMany,
   tooMuchMetadata,
@@ -58,20 +59,21 @@ function checksumOk(block: Buffer, name: string): boolean {
 }
 
 /** pax records, `<length> <key>=<value>\n` each, as GNU tar reads them: a key set twice is refused. */
-function paxRecords(data: Buffer, name: string): Map<string, Buffer> {
+function paxRecords(data: Buffer, name: string, budget: { records: number }): Map<string, Buffer> {
   const records = new Map<string, Buffer>();
+  const bad = () => malformed(name, 'a pax header record is malformed');
   let at = 0;
   while (at < data.length) {
-    const space = data.indexOf(0x20, at);
-    const digits = space === -1 ? '' : data.subarray(at, space).toString('latin1');
-    const length = /^[0-9]{1,7}$/.test(digits) ? Number(digits) : NaN;
-    if (!(length > digits.length + 1) || at + length > data.length || data[at + length - 1] !== 0x0a) throw malformed(name, 'a pax header record is malformed');
-    const record = data.subarray(space + 1, at + length - 1);
-    const eq = record.indexOf(0x3d);
-    if (eq <= 0) throw malformed(name, 'a pax header record has no key=');
-    const key = record.subarray(0, eq).toString('latin1');
+    if (--budget.records < 0) throw tooMuchMetadata(name);
+    let length = 0;
+    let i = at;
+    for (; i < data.length && i - at < 8 && data[i] >= 0x30 && data[i] <= 0x39; i++) length = length * 10 + data[i] - 0x30;
+    if (i === at || data[i] !== 0x20 || length <= i - at + 1 || at + length > data.length || data[at + length - 1] !== 0x0a) throw bad();
+    const eq = data.indexOf(0x3d, i + 1);
+    if (eq <= i + 1 || eq >= at + length - 1) throw malformed(name, 'a pax header record has no key=');
+    const key = data.toString('latin1', i + 1, eq);
     if (records.has(key)) throw malformed(name, `a pax header sets "${key}" twice`);
-    records.set(key, record.subarray(eq + 1));
+    records.set(key, data.subarray(eq + 1, at + length - 1));
     at += length;
   }
   return records;
@@ -101,6 +103,8 @@ class TarReader {
   private ended = false;
   private headers = 0;
   private metadataBytes = 0;
+  /** pax records left to read in all: parsing, not bytes, is what a header of tiny records costs. */
+  private readonly budget = { records: MAX_PAX_RECORDS };
 
   constructor(private readonly name: string) {}
 
@@ -210,7 +214,7 @@ class TarReader {
       const raw = cString(data);
       entry.path = utf8Name(raw, raw.toString('latin1'));
     } else if (type === 'x') {
-      const records = paxRecords(data, this.name);
+      const records = paxRecords(data, this.name, this.budget);
       const path = records.get('path');
       if (path !== undefined) entry.path = utf8Name(path, path.toString('latin1'));
       if (records.has('hdrcharset')) throw unsafe(entry.path ?? header, 'has a pax hdrcharset record: its name is bytes that extractors decode differently');
@@ -227,7 +231,7 @@ class TarReader {
   /** A global header may carry defaults such as git archive's commit comment, but nothing that names or sizes members. */
   private global(header: string, data: Buffer): void {
     if (this.extended.length > 0) throw unsafe(header, 'is a pax global header between an extended header and its member');
-    for (const key of paxRecords(data, this.name).keys()) {
+    for (const key of paxRecords(data, this.name, this.budget).keys()) {
       if (GLOBAL_FORBIDDEN.test(key)) throw unsafe(header, `is a pax global header that sets "${key}", which some extractors apply to every later member`);
     }
   }

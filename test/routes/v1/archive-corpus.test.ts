@@ -93,8 +93,9 @@ const tarCorpus: Case[] = [
   tar('a Solaris extended header', [{ name: 'x', type: 'X', data: paxData([['path', '../evil']]) }, file('safe.txt')], [UNSAFE, /type "X"/]),
   tar('a GNU dump directory', [file('dump', 'Ya\0\0', { type: 'D' })], [UNSAFE, /type "D"/]),
   tar('an extended header over 64 KiB', [pax([['comment', 'x'.repeat(70_000)]]), file('a.txt')], [INVALID, /larger than 65536 bytes/]),
-  { what: 'more than 8 MiB of pax headers', name: 'meta.tgz', data: gzipSync(tarRecords(Array.from({ length: 300 }, (_, i) => [pax([['comment', 'x'.repeat(60_000)]]), file(`f${i}`)]).flat())), refused: ['archive_too_large', /more than 8388608 bytes of headers/] },
-  { what: 'more than 20,000 headers', name: 'headers.tgz', data: gzipSync(tarRecords([...Array.from({ length: 20_000 }, () => pax([['comment', 'c']], 'g')), file('a.txt')])), refused: ['too_many_files', /20000 headers/] },
+  { what: 'more than 8 MiB of pax headers', name: 'meta.tgz', data: gzipSync(tarRecords(Array.from({ length: 140 }, (_, i) => [pax([['comment', 'x'.repeat(60_000)]]), file(`f${i}`)]).flat())), refused: ['archive_too_large', /more than 8388608 bytes of headers/] },
+  { what: 'more than 100,000 pax records', name: 'records.tgz', data: gzipSync(tarRecords(Array.from({ length: 200 }, (_, i) => [pax(Array.from({ length: 600 }, (_, j): [string, string] => [`k${j}`, 'v'])), file(`f${i}`)]).flat())), refused: ['archive_too_large', /100000 pax records/] },
+  { what: 'more than 20,000 headers', name: 'headers.tgz', data: gzipSync(tarRecords([...Array.from({ length: 20_000 }, (): TarRecord => ({ name: 'g', type: 'g' })), file('a.txt')])), refused: ['too_many_files', /20000 headers/] },
   { what: 'more than 10,000 members', name: 'members.tgz', data: gzipSync(tarRecords(Array.from({ length: 10_001 }, (_, i) => file(`f${i}`)))), refused: ['too_many_files', /10000 entries/] },
 ];
 
