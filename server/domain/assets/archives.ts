@@ -4,7 +4,7 @@ import { listTar } from './tar.js';
 import { listZip } from './zip.js';
 
 /**
- * The archive checks of assets-webhooks.md section 1: an archive (tar, tar.gz or zip, known by its
+ * The archive checks of the assets contract: an archive (tar, tar.gz or zip, known by its
  * name) may hold regular files and directories only, no links, devices or FIFOs, at safe relative
  * paths, and at most MAX_ARCHIVE_ENTRIES of them, and its listing is what every common extractor
  * would produce. Listing needs only the headers. Read here rather than by a package: the parsers
