@@ -4,7 +4,7 @@
  * (tarfile with no filter, the trusting default before Python 3.14); what it listed, what it
  * wrote and anything it wrote beside its folder are what the archive tests compare with the mock.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cp437 } from '../../server/domain/assets/zip.js';
@@ -26,7 +26,7 @@ export interface Reading {
 /** Lists the archive, extracts it into `out`, and answers the names it listed, as bytes. */
 interface Tool {
   name: string;
-  read: (file: string, out: string) => Buffer[];
+  read: (file: string, out: string) => Promise<Buffer[]>;
 }
 
 const PYTHON = String.raw`
@@ -45,11 +45,21 @@ print(json.dumps(names))
 
 const ENV = { ...process.env, LC_ALL: 'C.UTF-8' };
 
-function run(command: string, args: string[], input?: Buffer): Buffer {
-  const res = spawnSync(command, args, { env: ENV, input, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
-  if (res.error) throw new Error(`${command} could not run (${res.error.message}); install GNU tar, libarchive-tools, unzip and python3 (.ci/run does)`);
-  if (res.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${res.status}: ${res.stderr.toString().trim().slice(0, 400)}`);
-  return res.stdout;
+function run(command: string, args: string[], input?: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: ENV, timeout: 60_000 });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.stdin.on('error', () => {}); // a tool that refuses early closes its stdin
+    child.stdin.end(input);
+    child.on('error', (e) => reject(new Error(`${command} could not run (${e.message}); install GNU tar, libarchive-tools, unzip and python3 (.ci/run does)`)));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString().trim().slice(0, 400)}`));
+    });
+  });
 }
 
 function lines(out: Buffer): Buffer[] {
@@ -66,18 +76,18 @@ function lines(out: Buffer): Buffer[] {
 /** bsdtar lists a name's bytes that are not UTF-8 as `\ooo`. */
 const unescape = (line: Buffer) => Buffer.from(line.toString('latin1').replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))), 'latin1');
 
-const python = (fmt: ArchiveFormat) => (file: string, out: string) =>
-  (JSON.parse(run('python3', ['-c', PYTHON, fmt, file, out]).toString('utf8')) as string[]).map((n) => Buffer.from(n));
+const python = (fmt: ArchiveFormat) => async (file: string, out: string) =>
+  (JSON.parse((await run('python3', ['-c', PYTHON, fmt, file, out])).toString('utf8')) as string[]).map((n) => Buffer.from(n));
 
 /** A command-line tool: `list` then `extract`, each given the file (or its bytes on stdin). */
 function cli(name: string, command: string, list: string[], extract: string[], viaStdin = false): Tool {
   return {
     name,
-    read(file, out) {
+    async read(file, out) {
       const input = viaStdin ? readFileSync(file) : undefined;
       const at = (args: string[]) => args.map((a) => (a === 'FILE' ? (viaStdin ? '-' : file) : a === 'OUT' ? out : a));
-      const names = lines(run(command, at(list), input)).map(command === 'bsdtar' ? unescape : (l) => l);
-      run(command, at(extract), input);
+      const names = lines(await run(command, at(list), input)).map(command === 'bsdtar' ? unescape : (l) => l);
+      await run(command, at(extract), input);
       return names;
     },
   };
@@ -126,21 +136,21 @@ function walk(root: Buffer, at: Buffer[], spelled: (b: Buffer) => string, tree: 
   }
 }
 
-/** Every tool's reading of `file`, each extracting into its own folder under `scratch`; `listed` is the mock's listing. */
-export function readWithTools(format: ArchiveFormat, file: string, scratch: string, listed: ReadonlySet<string>): Reading[] {
+/** Every tool's reading of `file`, all at once, each extracting into its own folder under `scratch`; `listed` is the mock's listing. */
+export function readWithTools(format: ArchiveFormat, file: string, scratch: string, listed: ReadonlySet<string>): Promise<Reading[]> {
   const spelled = (b: Buffer) => normalise(spell(b, listed));
-  return TOOLS[format].map((tool, i) => {
+  return Promise.all(TOOLS[format].map(async (tool, i) => {
     const home = join(scratch, `tool-${i}`);
     const out = join(home, 'out');
     mkdirSync(out, { recursive: true });
     const reading: Reading = { tool: tool.name, names: [], tree: new Map(), outside: [] };
     try {
-      reading.names = tool.read(file, out).map(spelled).filter((n) => n !== '');
+      reading.names = (await tool.read(file, out)).map(spelled).filter((n) => n !== '');
     } catch (err) {
       reading.failure = (err as Error).message;
     }
     walk(Buffer.from(out), [], spelled, reading.tree);
     reading.outside = readdirSync(home).filter((n) => n !== 'out');
     return reading;
-  });
+  }));
 }
