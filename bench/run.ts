@@ -5,6 +5,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../server/boot/package-info.js';
 import type { Context, FigureRun } from './context.js';
+import { archives } from './figures/archives.js';
 import { coldStart } from './figures/cold-start.js';
 import { launches } from './figures/launch.js';
 import { materialise } from './figures/materialise.js';
@@ -27,6 +28,7 @@ const FIGURES: Record<string, FigureRun> = {
   materialise,
   memory,
   upload,
+  archives,
   webhooks,
 };
 
