@@ -8,6 +8,12 @@ export const dateTime = z.iso.datetime({ offset: true });
 
 export const sha256Hex = z.string().regex(/^[a-f0-9]{64}$/);
 
+/** A tenant clock's mode; also the server's default (`--clock`). */
+export const clockMode = z.enum(['realtime', 'manual']);
+
+/** What an RL run does: train (baseline, training, evaluation) or evaluate only. */
+export const runMode = z.enum(['train', 'evaluate']);
+
 /** Lower-case slug the contract uses for environment, example and recipe ids. */
 export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/);
 
