@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { dateTime, jsonObject } from './primitives.js';
 
 /**
- * Assets: what an upload or import answers, the list with this
- * deployment's limits, and the import request. The real service's document leaves these objects open and their
- * strings free (`kind` and `state` are prose there, not enums), so they are here too: the server's
- * own values are fixed by server/domain/assets/, not by the wire shape.
+ * Assets: what an upload or import answers, the list with this deployment's limits, and the
+ * import request. The real service's document leaves these objects open and their strings free
+ * (`kind` and `state` are prose there, not enums), so they are here too: the server's own values
+ * are fixed by server/domain/assets/, not by the wire shape.
  */
+
+/** The file format of a database query export. */
+const queryFormat = z.enum(['parquet', 'csv']);
 
 export const ConnectionExport = z
   // Nothing is required: the contract lists no required field (this server always sends them all).
@@ -16,7 +19,7 @@ export const ConnectionExport = z
     asset_id: z.string().optional(),
     query_hash: z.string().optional(),
     branch: z.string().optional(),
-    format: z.enum(['parquet', 'csv']).optional(),
+    format: queryFormat.optional(),
     row_count: z.int().min(0).optional(),
     bytes: z.int().min(0).optional(),
     created_at: dateTime.optional(),
@@ -76,7 +79,7 @@ export const AssetImportRequest = z
     token: z.string().meta({ writeOnly: true }).optional().describe('github, huggingface: a credential, used once and never stored'),
     connection_id: z.string().optional().describe('connection_query: a connection name or id'),
     sql: z.string().max(60000).optional().describe('connection_query: one SELECT or WITH statement'),
-    format: z.enum(['parquet', 'csv']).meta({ default: 'parquet' }).optional(),
+    format: queryFormat.meta({ default: 'parquet' }).optional(),
     branch: z.string().optional(),
     reuse: z.boolean().meta({ default: false }).optional().describe('connection_query: answer an earlier ready export of the same query'),
   })

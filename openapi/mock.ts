@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { identityText, queryInteger, sha256Hex } from './primitives.js';
+import { clockMode, identityText, queryInteger, sha256Hex } from './primitives.js';
 import { RLGradingReceipt } from './rl-evidence.js';
 
 /** Schemas of the /_mock control API (docs/control-api.md). */
 
 export const ClockState = z
   .object({
-    mode: z.enum(['realtime', 'manual']),
+    mode: clockMode,
     scale: z.number().describe('virtual seconds per wall second in realtime mode'),
     now: z.string().describe('RFC 3339 virtual time'),
   })
@@ -14,7 +14,7 @@ export const ClockState = z
 
 export const ClockUpdate = z
   .strictObject({
-    mode: z.enum(['realtime', 'manual']),
+    mode: clockMode,
     scale: z.number().positive().max(1_000_000).optional(),
   })
   .meta({ id: 'MockClockUpdate' });

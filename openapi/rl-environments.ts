@@ -1,18 +1,18 @@
 import { z } from 'zod';
+import { runMode } from './primitives.js';
 
 /**
  * The RL environment catalog. Entries are open objects: real payloads carry keys the contract does
  * not list (`readiness`, `requirements`), and they must survive validation and serialisation.
  */
 
-const rlMode = z.enum(['train', 'evaluate']);
 
 export const RLEnvironmentExample = z
   .looseObject({
     id: z.string().describe('the {example} path segment of the example routes'),
     dataset: z.string(),
     name: z.string(),
-    mode: rlMode.optional().describe('evaluate when absent'),
+    mode: runMode.optional().describe('evaluate when absent'),
     summary: z.string().optional(),
     command: z.string().describe('shell text; the server runs it with sh -c'),
     baseline_pass_rate: z.number().optional().describe('a fraction, not a percentage'),
@@ -49,7 +49,7 @@ export const RLEnvironment = z
     data_license: z.string().optional(),
     reward_type: z.string().optional(),
     reward_description: z.string().optional(),
-    modes: z.array(rlMode),
+    modes: z.array(runMode),
     launch: RLEnvironmentLaunch.optional().describe('absent when nothing in the environment is runnable'),
   })
   .meta({ id: 'RLEnvironment' });

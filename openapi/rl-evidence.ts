@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keysOf, plain } from './plain.js';
 import { dateTime, freeText, identityText, integerConst, sha256Hex, utf8Bytes } from './primitives.js';
 
 /** RL evidence a workload produces: task events, grading receipts and the phase summary. */
@@ -32,67 +33,18 @@ const TaskCompleted = z.strictObject({
 export const RLEvent = z.discriminatedUnion('kind', [TaskStarted, TaskCompleted]).meta({ id: 'RLEvent' });
 export type RLEvent = z.infer<typeof RLEvent>;
 
-// An identity in printable ASCII, where a character is a byte and whitespace a plain range: it
-// starts and ends with a visible character. Free text: the control characters (\p{Cc}) but tab,
-// CR and LF, as freeText refuses them.
-const ASCII_IDENTITY = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
-const FREE_TEXT_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
-/** Within `max` UTF-16 units and UTF-8 bytes; a unit is at most 3 bytes, so short text is not measured. */
-const fits = (s: string, max: number) => s.length <= max && (s.length * 3 <= max || utf8Bytes(s) <= max);
-const TEXT_MAX_BYTES: Record<string, number> = { message: 1024, input: 4096, output: 4096, verifier: 4096 };
-const PHASES = new Set(['baseline', 'training', 'evaluation']);
-const OUTCOMES = new Set(['passed', 'failed', 'error']);
-
 /**
  * A stricter RLEvent check for the events the server makes itself (the simulator's): true only
  * when RLEvent.parse would return the event's own fields unchanged, so it may be stored as it is;
- * false decides nothing (parse it then). It takes identities only in printable ASCII, no key set
- * to undefined, nothing the schema does not name. Parsing every simulated event through zod was
- * about a tenth of materialising a run (bench/, materialise profile); a property test holds
- * this to RLEvent (test/routes/mock/evidence.test.ts).
+ * false decides nothing (parse it then). Compiled from RLEvent itself (openapi/plain.ts): it takes
+ * identities only in printable ASCII, no key set to undefined, nothing the schema does not name.
+ * Parsing every simulated event through zod was about a tenth of materialising a run (bench/,
+ * materialise profile); a property test holds this to RLEvent (test/routes/mock/evidence.test.ts).
  */
-export function isPlainRLEvent(e: unknown): e is RLEvent {
-  if (typeof e !== 'object' || e === null) return false;
-  const event = e as Record<string, unknown>;
-  const completed = event.kind === 'task_completed';
-  if (!completed && event.kind !== 'task_started') return false;
-  for (const key in event) {
-    const value = event[key];
-    switch (key) {
-      case 'event_id':
-      case 'task_id':
-        if (typeof value !== 'string' || value.length > 128 || !ASCII_IDENTITY.test(value)) return false;
-        break;
-      case 'phase':
-        if (!PHASES.has(value as string)) return false;
-        break;
-      case 'attempt':
-        if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > 1_000_000) return false;
-        break;
-      case 'kind':
-        break;
-      case 'message':
-      case 'input':
-      case 'output':
-      case 'verifier':
-        if (typeof value !== 'string' || !fits(value, TEXT_MAX_BYTES[key]) || FREE_TEXT_CONTROL.test(value)) return false;
-        break;
-      case 'outcome':
-        if (!completed || !OUTCOMES.has(value as string)) return false;
-        break;
-      case 'reward':
-        if (!completed || !Number.isFinite(value)) return false;
-        break;
-      case 'duration_ms':
-        if (!completed || !Number.isFinite(value) || (value as number) < 0) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return typeof event.event_id === 'string' && typeof event.task_id === 'string' && event.phase !== undefined &&
-    event.attempt !== undefined && (!completed || event.outcome !== undefined);
-}
+export const isPlainRLEvent = plain(RLEvent) as (e: unknown) => e is RLEvent;
+
+/** Every key an RLEvent may have (the canonical JSON sorts them once). */
+export const RL_EVENT_KEYS: readonly string[] = keysOf(RLEvent);
 
 /** The runner drops events whose compact JSON encoding is larger than this. */
 export const RL_EVENT_MAX_ENCODED_BYTES = 16 * 1024;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { dateTime, identityText, integerConst, sha256Hex, slug } from './primitives.js';
+import { dateTime, identityText, integerConst, runMode, sha256Hex, slug } from './primitives.js';
 
 /** Managed RL recipes: the catalog, preview and launch bodies, and the `rl` block of a workload. */
 
-const rlMode = z.enum(['evaluate', 'train']);
+// The contract lists a recipe's modes evaluate first, an RL block's train first.
+export const recipeMode = z.enum(['evaluate', 'train']);
 const evaluationTasks = z.int().min(4).max(64).meta({ default: 16 });
 const trainingSteps = z.int().min(1).max(50).meta({ default: 20 });
 const seed = z.int().min(0).max(2147483647).meta({ default: 42 });
@@ -50,7 +51,7 @@ export const RLRecipeDescriptor = z
     model: z.string(),
     model_revision: z.string(),
     taskset: z.string(),
-    modes: z.array(rlMode),
+    modes: z.array(recipeMode),
     available: z.boolean(),
     unavailable_reason: z.string().optional().describe('omitted while the recipe is available'),
     defaults: RLRecipeDefaults,
@@ -71,7 +72,7 @@ const catalogKey = z.string().min(1).max(64);
 const recipeRequestShape = {
   recipe_id: catalogKey.meta({ default: 'reasoning-gym-leg-counting' }).optional(),
   recipe_version: catalogKey.meta({ default: '1.0.0' }).optional(),
-  mode: rlMode.meta({ default: 'evaluate' }).optional(),
+  mode: recipeMode.meta({ default: 'evaluate' }).optional(),
   evaluation_tasks: evaluationTasks.optional(),
   training_steps: trainingSteps.optional(),
   max_cost_usd: maxCostUsd.optional(),
@@ -153,7 +154,7 @@ export const RLMetadata = z
     schema_version: integerConst(1),
     // The contract also enumerates environment ids; the catalog is data here (section 6, item 11).
     environment_id: slug.max(64),
-    mode: z.enum(['train', 'evaluate']),
+    mode: runMode,
     model: identityText(256),
     planned_tasks: z.int().min(1).max(10000),
     example_id: slug.optional(),

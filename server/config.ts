@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { clockMode } from '../openapi/primitives.js';
 
 /** A configured API key; `tenant` is set when the operator named one (`key=tenant`). */
 interface KeyEntry {
@@ -81,7 +82,7 @@ export const OPTIONS = {
   clock: {
     flag: 'clock', env: 'NODUS_MOCK_CLOCK', default: 'realtime',
     help: 'default tenant clock: realtime or manual',
-    schema: z.enum(['realtime', 'manual']),
+    schema: clockMode,
   },
   timeScale: {
     flag: 'time-scale', env: 'NODUS_MOCK_TIME_SCALE', default: '60',

@@ -1,8 +1,10 @@
+import type { z } from 'zod';
+import type { clockMode } from '../../openapi/primitives.js';
 import type { Config } from '../config.js';
 import type { Store } from '../../store/index.js';
 import type { ClockRow } from '../../store/tenants.js';
 
-export type ClockMode = 'realtime' | 'manual';
+export type ClockMode = z.infer<typeof clockMode>;
 
 export interface ClockView {
   mode: ClockMode;

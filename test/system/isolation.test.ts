@@ -22,7 +22,15 @@ t.test('every route that takes a tenant-owned id answers 404 to another tenant',
   const ids: Record<string, string> = { '/v1/workloads/': id, '/_mock/workloads/': id, '/_mock/faults/': fault.body.id };
 
   const owned = (await operations(s)).filter((op) => Object.keys(ids).some((prefix) => op.template.startsWith(prefix) && op.template.includes('{id}')));
-  t.ok(owned.length >= 8, `${owned.length} id-bearing operations`);
+  t.same(owned.map((op) => `${op.method} ${op.template}`).sort(), [
+    'DELETE /_mock/faults/{id}', 'GET /v1/workloads/{id}', 'GET /v1/workloads/{id}/artifacts', 'GET /v1/workloads/{id}/events',
+    'GET /v1/workloads/{id}/freeze', 'GET /v1/workloads/{id}/ledger', 'GET /v1/workloads/{id}/logs', 'GET /v1/workloads/{id}/logs/live',
+    'GET /v1/workloads/{id}/outputs', 'GET /v1/workloads/{id}/outputs/{name}', 'GET /v1/workloads/{id}/rl-events',
+    'GET /v1/workloads/{id}/rl-grading-results', 'GET /v1/workloads/{id}/rl-summary', 'GET /v1/workloads/{id}/routing',
+    'POST /_mock/workloads/{id}/drop-events', 'POST /_mock/workloads/{id}/fail', 'POST /_mock/workloads/{id}/recover',
+    'POST /_mock/workloads/{id}/rl-events', 'POST /v1/workloads/{id}/cancel', 'POST /v1/workloads/{id}/freeze',
+    'POST /v1/workloads/{id}/resume', 'PUT /_mock/workloads/{id}/grading-plan',
+  ].sort(), 'the id-bearing operations of the served document, each checked below');
   const stranger = freshKey();
   for (const op of owned) {
     const prefix = Object.keys(ids).find((p) => op.template.startsWith(p))!;

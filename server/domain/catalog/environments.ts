@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
-import { slug } from '../../../openapi/primitives.js';
+import { runMode, slug } from '../../../openapi/primitives.js';
 
 /**
  * The environment catalog (`catalog/environments.json`): what GET /v1/rl-environments serves and
@@ -12,7 +12,6 @@ import { slug } from '../../../openapi/primitives.js';
  */
 
 const text = z.string().min(1);
-const mode = z.enum(['train', 'evaluate']);
 
 /**
  * A result file is published as a stage output named after its basename, so the basename must be
@@ -27,7 +26,7 @@ const CatalogExample = z.strictObject({
   id: slug,
   name: text.max(120),
   dataset: text,
-  mode: mode.optional(),
+  mode: runMode.optional(),
   summary: z.string().optional(),
   command: text.max(16_384),
   baseline_pass_rate: z.number().min(0).max(1).optional(),
@@ -60,7 +59,7 @@ export const CatalogEnvironment = z.strictObject({
   data_license: z.string().optional(),
   reward_type: z.string().optional(),
   reward_description: z.string().optional(),
-  modes: z.array(mode).min(1),
+  modes: z.array(runMode).min(1),
   readiness: z.string().optional(),
   requirements: z.array(z.string()).optional(),
   launch: CatalogLaunch.optional(),

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { RLRecipeDescriptor, RLRecipeOutput } from '../../../openapi/rl-recipes.js';
+import { recipeMode, RLRecipeDescriptor, RLRecipeOutput } from '../../../openapi/rl-recipes.js';
 import { CatalogEnvironment, checkEnvironment, runnableExample } from './environments.js';
 import { readJsonFile } from '../json-file.js';
 import { packageRoot } from '../../boot/package-info.js';
@@ -31,7 +31,7 @@ const Simulation = z.strictObject({
  * grading, simulation). Outputs may name the modes that produce them; the wire hides that.
  */
 const CatalogRecipe = RLRecipeDescriptor.omit({ outputs: true }).extend({
-  outputs: z.array(RLRecipeOutput.extend({ modes: z.array(z.enum(['evaluate', 'train'])).min(1).optional() })).min(1),
+  outputs: z.array(RLRecipeOutput.extend({ modes: z.array(recipeMode).min(1).optional() })).min(1),
   runtime: z.strictObject({ image: z.string().min(1).max(512), version: z.string().min(1).max(64) }),
   private_grading: z.boolean(),
   pricing: z.strictObject({ gpu: z.string().min(1), usd_per_hour: z.number().positive() }),

@@ -1,4 +1,4 @@
-import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../../../openapi/rl-evidence.js';
+import { isPlainRLEvent, RL_EVENT_KEYS, RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../../../openapi/rl-evidence.js';
 import type { EventBounds, RLEventInput } from '../../../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../../../store/workload-runtime.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
@@ -6,6 +6,7 @@ import { rlEventLine, simulate, stateAt, type Timeline } from '../../simulator/i
 import { FIRST_GENERATION, type Intervention, type SimRLEvent, type SimReceipt, type SimSpec, type TimelineItem } from '../../simulator/types.js';
 import type { Store } from '../../../store/index.js';
 import type { Config } from '../../config.js';
+import { canonicalJsonOf } from '../canonical.js';
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
 
@@ -30,27 +31,8 @@ export interface RunContext {
   timeline: Timeline;
 }
 
-/**
- * canonicalJson of an RLEvent, written without sorting its keys on every call: an RLEvent is flat,
- * so one object with its keys in sorted order gives the same text (JSON.stringify leaves the absent
- * ones out). The stored text must not change: a repeated event is compared with it as text. Sorting
- * per event was a twentieth of materialising a run (bench/, materialise profile).
- */
-const canonicalEvent = (e: SimRLEvent): string =>
-  JSON.stringify({
-    attempt: e.attempt,
-    duration_ms: e.duration_ms,
-    event_id: e.event_id,
-    input: e.input,
-    kind: e.kind,
-    message: e.message,
-    outcome: e.outcome,
-    output: e.output,
-    phase: e.phase,
-    reward: e.reward,
-    task_id: e.task_id,
-    verifier: e.verifier,
-  });
+/** The stored text must not change: a repeated event is compared with it as text. */
+const canonicalEvent = canonicalJsonOf<SimRLEvent>(RL_EVENT_KEYS);
 
 /**
  * What the store keeps of one event: pages serve its text as is, so it takes an RLEvent (the

@@ -1,14 +1,21 @@
+import { RLEventPage, RLEventRow as WireRow } from '../../../openapi/rl-evidence.js';
 import type { LiveLogPage } from '../../../openapi/workloads.js';
 import type { RLEventRow } from '../../../store/rl-events.js';
 import { isoTime } from '../../domain/clock.js';
 import type { EventPage, LogLinePage } from '../../domain/evidence/service.js';
+import { objectJson } from '../encoded.js';
 
 /**
  * One RLEventRow, its `event` spliced in as stored: every stored event was checked against
  * RLEvent when it was written (ingest, materialiser) and is kept as its canonical JSON.
  */
-const rowJson = (r: RLEventRow) =>
-  `{"id":"${r.seq}","stage_id":${JSON.stringify(r.stageId)},"generation":${r.generation},"received_at":"${isoTime(r.receivedAtMs)}","event":${r.event}}`;
+const rowJson = objectJson<typeof WireRow, RLEventRow>(WireRow, {
+  id: (r) => `"${r.seq}"`,
+  stage_id: (r) => JSON.stringify(r.stageId),
+  generation: (r) => String(r.generation),
+  received_at: (r) => `"${isoTime(r.receivedAtMs)}"`,
+  event: (r) => r.event,
+});
 
 /**
  * GET /v1/workloads/{id}/rl-events as JSON text, RLEventPage's keys in its own order, as its
@@ -17,12 +24,14 @@ const rowJson = (r: RLEventRow) =>
  * rl-events and memory profiles); test/contract/rl-events-encoded.test.ts holds this text to
  * the schema.
  */
-export function rlEventPageJson({ events, nextCursor, hasMore, counters }: EventPage): string {
-  return (
-    `{"schema_version":1,"events":[${events.map(rowJson).join(',')}],"next_cursor":${JSON.stringify(nextCursor)},` +
-    `"has_more":${hasMore},"dropped_events":${counters.dropped},"truncated":${counters.truncated}}`
-  );
-}
+export const rlEventPageJson = objectJson<typeof RLEventPage, EventPage>(RLEventPage, {
+  schema_version: () => '1',
+  events: ({ events }) => `[${events.map(rowJson).join(',')}]`,
+  next_cursor: ({ nextCursor }) => JSON.stringify(nextCursor),
+  has_more: ({ hasMore }) => String(hasMore),
+  dropped_events: ({ counters }) => String(counters.dropped),
+  truncated: ({ counters }) => String(counters.truncated),
+});
 
 /** GET /v1/workloads/{id}/logs/live: one chunk per line. */
 export function liveLogPageView({ lines, nextCursor, truncated }: LogLinePage): LiveLogPage {

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import t from 'tap';
+import { keysOf } from '../../../openapi/plain.js';
 import { isPlainRLEvent, RLEvent } from '../../../openapi/rl-evidence.js';
 import { canonicalJson } from '../../../server/domain/canonical.js';
 import { rlEventInput } from '../../../server/domain/workloads/materialise.js';
 import { attempt, drainChecked, ingest, ingestText, submitCustom } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
+import { arbitraryOf } from '../../helpers/schema-arbitrary.js';
 import { freshKey, startServer } from '../../helpers/server.js';
 
 const base = { event_id: 'e1', phase: 'evaluation', task_id: 'task-1', attempt: 1, kind: 'task_started' };
@@ -57,64 +59,70 @@ t.test('each event is checked on its own; the valid ones of the same request are
   t.same(rows[0].event, accepted[0], 'stored exactly as sent: a negative reward and 0 ms are real values');
 });
 
+/** Every key of RLEvent that some of these events carry, to show the generators reach them all. */
+const keysSeen = (events: object[]) => new Set(events.flatMap((e) => Object.keys(e)));
+
 t.test('property: an event is stored as its canonical JSON, the text rows written before hold', async (t) => {
-  // Any string (lone surrogates, quotes, controls) and any number JSON can carry; RLEvent decides
-  // which events get this far, and a repeat is compared with the stored text as text.
+  // Events generated from RLEvent, every field it has: any string (lone surrogates, quotes,
+  // controls) and any number JSON can carry; RLEvent decides which get this far, and a repeat is
+  // compared with the stored text as text.
   const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }));
-  const event = fc.record(
-    {
-      event_id: text, phase: fc.constantFrom('baseline', 'training', 'evaluation'), task_id: text, attempt: fc.integer({ min: 1, max: 1_000_000 }),
-      kind: fc.constantFrom('task_started', 'task_completed'), outcome: fc.constantFrom('passed', 'failed', 'error'),
-      reward: fc.double({ noNaN: true, noDefaultInfinity: true }), duration_ms: fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }),
-      message: text, input: text, output: text, verifier: text,
-    },
-    { requiredKeys: ['event_id', 'phase', 'task_id', 'attempt', 'kind'] },
-  );
+  const event = arbitraryOf(RLEvent, {
+    text: () => text,
+    number: ({ min, max, integer }) => (integer ? fc.integer({ min, max }) : fc.double({ min, max, noNaN: true })),
+    choice: (values) => fc.constantFrom(...values),
+  });
+  const valid: object[] = [];
   fc.assert(
     fc.property(event, (e) => {
       const parsed = RLEvent.safeParse(e);
       if (!parsed.success) return true;
+      valid.push(parsed.data);
       return rlEventInput('main', 1, 0, parsed.data).event === canonicalJson(e);
     }),
     { numRuns: 2000 },
   );
-  t.pass('rlEventInput wrote canonicalJson for every valid event');
+  t.same(keysOf(RLEvent).filter((key) => !keysSeen(valid).has(key)), [], 'valid events carried every field');
 });
 
 t.test('property: an event isPlainRLEvent passes is one RLEvent accepts unchanged', async (t) => {
-  // Mostly valid events, each field now and then at an edge it decides on: whitespace and
-  // controls at either end, non-ASCII, lengths around each limit, numbers at the bounds, a key
-  // set to undefined, an unknown key.
+  // Mostly valid events, generated from RLEvent, each field now and then at an edge it decides
+  // on: whitespace and controls at either end, non-ASCII, lengths around the field's limit,
+  // numbers at and past its bounds, a key set to undefined; then a field of another event (so
+  // another kind's), an unknown key.
   const char = fc.constantFrom('a', '~', ' ', '!', '\t', '\n', '\r', '\u0000', '\u001f', '\u007f', '\u0085', '\u00a0', 'é', '\u2028', '\ud83d', '\ud83d\ude00');
   // Lengths around a limit in UTF-16 units, of characters of 1 to 4 UTF-8 bytes (the limits count bytes).
   const around = (n: number) => fc.constantFrom(1, 2, 3, 4).chain((bytes) => fc.integer({ min: Math.floor(n / bytes) - 2, max: Math.floor(n / bytes) + 1 })
     .map((len) => ['a', 'é', '\u2028', '\ud83d\ude00'][bytes - 1].repeat(bytes === 4 ? Math.ceil(len / 2) : len)));
-  const mostly = <T, U>(valid: fc.Arbitrary<T>, edge: fc.Arbitrary<U>) => fc.oneof({ arbitrary: valid, weight: 12 }, { arbitrary: edge, weight: 1 });
-  const edgeText = fc.oneof(fc.string({ unit: char, maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), around(128), around(1024), around(4096), fc.constant(undefined), fc.constant(7));
-  const id = mostly(fc.string({ unit: fc.constantFrom('a', 'Z', '0', '/', '-', '_', '~'), minLength: 1, maxLength: 40 }), edgeText);
-  const text = mostly(fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\t', 'é', '\u2028'), maxLength: 40 }), edgeText);
-  const edgeNumber = fc.oneof(fc.double(), fc.integer({ min: -2, max: 1_000_002 }), fc.constantFrom(0, -0, 1_000_000, Infinity, NaN, '1', undefined));
-  const event = fc.record(
-    {
-      event_id: id, phase: mostly(fc.constantFrom('baseline', 'training', 'evaluation'), fc.constantFrom('other', undefined)), task_id: id,
-      attempt: mostly(fc.integer({ min: 1, max: 1_000_000 }), edgeNumber), kind: fc.constantFrom('task_started', 'task_completed', 'task_completed', 'other'),
-      outcome: mostly(fc.constantFrom('passed', 'failed', 'error'), fc.constantFrom('other', undefined)),
-      reward: mostly(fc.double({ noNaN: true, noDefaultInfinity: true }), edgeNumber), duration_ms: mostly(fc.nat(), edgeNumber),
-      message: text, input: text, output: text, verifier: text, extra: fc.constant(1),
-    },
-    { requiredKeys: ['event_id', 'phase', 'task_id', 'attempt', 'kind'] },
-  );
-  let plain = 0;
+  const mostly = (valid: fc.Arbitrary<unknown>, edge: fc.Arbitrary<unknown>) => fc.oneof({ arbitrary: valid, weight: 12 }, { arbitrary: edge, weight: 1 });
+  const odd = fc.constantFrom(undefined, 7, 'other');
+  const identity = fc.string({ unit: fc.constantFrom('a', 'Z', '0', '/', '-', '_', '~'), minLength: 1, maxLength: 40 });
+  const free = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '\t', 'é', '\u2028'), maxLength: 40 });
+  const single = arbitraryOf(RLEvent, {
+    text: ({ minLength, maxLength }) => mostly(minLength > 0 ? identity : free,
+      fc.oneof(fc.string({ unit: char, maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), around(maxLength), odd)),
+    number: ({ min, max, integer }) => mostly(integer ? fc.integer({ min, max }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+      fc.oneof(fc.double(), fc.constantFrom(min, max, min - 1, max + 1, min + 0.5, 0, -0, Infinity, NaN, '1'), odd)),
+    choice: (values) => mostly(fc.constantFrom(...values), odd),
+  });
+  const event = fc.tuple(single, single, fc.subarray(keysOf(RLEvent), { maxLength: 2 }), fc.nat(9)).map(([a, b, borrowed, n]) => {
+    const e = { ...(a as object) } as Record<string, unknown>;
+    for (const key of n < 3 ? borrowed : []) if (key in (b as object)) e[key] = (b as Record<string, unknown>)[key];
+    if (n === 9) e.extra = 1;
+    return e;
+  });
+  const plain: object[] = [];
   fc.assert(
     fc.property(event, (e) => {
       if (!isPlainRLEvent(e)) return true;
-      plain++;
+      plain.push(e);
       const parsed = RLEvent.safeParse(e);
       return parsed.success && canonicalJson(parsed.data) === canonicalJson(e) && Object.keys(parsed.data).length === Object.keys(e).length;
     }),
     { numRuns: 5000 },
   );
-  t.ok(plain > 100, `${plain} events took the quick path`);
+  t.ok(plain.length > 100, `${plain.length} events took the quick path`);
+  t.same(keysOf(RLEvent).filter((key) => !keysSeen(plain).has(key)), [], 'the quick path took every field');
 });
 
 t.test('identity rules: duplicates are ignored, changed content and clashes are refused', async (t) => {

@@ -69,8 +69,7 @@ t.test('Idempotency-Key: required, bounded, printable', async (t) => {
   const missingAndBadBody = await launch(s, { nonsense: true }, undefined);
   t.equal(missingAndBadBody.body.error, 'idempotency_key_required', 'the key is checked first');
   for (const bad of ['x'.repeat(257), 'has space', 'tab\there', 'café']) {
-    const res = await s.call('POST', '/v1/rl-runs', { body, headers: { 'idempotency-key': bad } }).catch(() => undefined);
-    if (!res) continue; // fetch itself refuses some header values
+    const res = await s.call('POST', '/v1/rl-runs', { body, headers: { 'idempotency-key': bad } });
     t.equal(res.status, 400, JSON.stringify(bad));
     t.equal(res.body.error, 'invalid_idempotency_key');
   }
