@@ -255,6 +255,7 @@ t.test('the golden transcript: today\'s answers to a seeded scenario, byte for b
     const evalPreview = await preview(legCounting({ mode: 'evaluate', evaluation_tasks: 6, seed: 11 }));
     const evaluate = (await launch(evalPreview, 'golden-evaluate')).body.id as string;
     await flush(); // the receiver's one 500: the only delivery there is
+    await ok('GET', '/_mock/webhooks/deliveries?state=pending');
     await launch(evalPreview, 'golden-evaluate');
     await launch(evalPreview, 'golden-evaluate', { seed: 12 });
     await ok('POST', '/_mock/faults', { body: { method: 'GET', path: '/v1/workloads/{id}', times: 1, action: { type: 'error', status: 503, error: 'unavailable', retry_after: 1.5 } } });
