@@ -48,7 +48,7 @@ const KEY = 'nk_test_golden_transcript';
  * The secrets' names in server_settings: part of the database format (a file made by an older
  * version keeps its tokens valid), so written here rather than imported.
  */
-const SECRETS = { 'review-token': 'a1', cursor: 'c2', 'log-cursor': 'l3' } as const;
+const SECRETS = { 'review-token': 'a1', cursor: 'c2', 'log-cursor': 'e3' } as const;
 
 /** Response headers a client reads; date, request id, connection and length are transport. */
 const KEPT_HEADERS = /^(content-type|content-disposition|cache-control|etag|last-modified|location|retry-after|idempotent-replayed|link|allow|x-nodus-.*)$/;
@@ -159,9 +159,9 @@ t.test('the golden transcript: today\'s answers to a seeded scenario, byte for b
 
   const transcript: Exchange[] = [];
   interface Sent { status: number | null; body: any; text: string; headers: Headers | null }
-  async function call(method: string, path: string, options: { body?: unknown; raw?: string; type?: string; headers?: Record<string, string>; key?: string } = {}): Promise<Sent> {
+  async function call(method: string, path: string, options: { body?: unknown; raw?: string; type?: string; headers?: Record<string, string> } = {}): Promise<Sent> {
     const n = transcript.length + 1;
-    const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? KEY}`, 'x-request-id': `golden-${String(n).padStart(4, '0')}`, ...options.headers };
+    const headers: Record<string, string> = { authorization: `Bearer ${KEY}`, 'x-request-id': `golden-${String(n).padStart(4, '0')}`, ...options.headers };
     let body: string | undefined = options.raw;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
@@ -244,144 +244,161 @@ t.test('the golden transcript: today\'s answers to a seeded scenario, byte for b
     if (!RECORD) writeFileSync(ACTUAL, `${JSON.stringify(transcript, null, 2)}\n`);
   }
   async function scenario() {
-  // --- the tenant, its clock and its webhook
-  await ok('PUT', '/_mock/clock', { body: { mode: 'manual' } });
-  await ok('GET', '/_mock/clock');
-  await ok('GET', '/v1/me');
-  await ok('PUT', '/v1/webhooks', { body: { url: receiver.url, secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` } });
-  await ok('GET', '/v1/webhooks');
+    // --- the tenant, its clock and its webhook
+    await ok('PUT', '/_mock/clock', { body: { mode: 'manual' } });
+    await ok('GET', '/_mock/clock');
+    await ok('GET', '/v1/me');
+    await ok('PUT', '/v1/webhooks', { body: { url: receiver.url, secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` } });
+    await ok('GET', '/v1/webhooks');
 
-  // --- an evaluate run, its launch replayed, and the same key reused for another request
-  const evalPreview = await preview(legCounting({ mode: 'evaluate', evaluation_tasks: 6, seed: 11 }));
-  const evaluate = (await launch(evalPreview, 'golden-evaluate')).body.id as string;
-  await flush(); // the receiver's one 500: the only delivery there is
-  await launch(evalPreview, 'golden-evaluate');
-  await launch(evalPreview, 'golden-evaluate', { seed: 12 });
-  await ok('POST', '/_mock/faults', { body: { method: 'GET', path: '/v1/workloads/{id}', times: 1, action: { type: 'error', status: 503, error: 'unavailable', retry_after: 1.5 } } });
-  await call('GET', `/v1/workloads/${evaluate}`);
-  await ok('POST', '/_mock/faults', { body: { path: `/webhook/${evaluate}/workload.completed`, action: { type: 'error', status: 502, error: 'bad_gateway' } } });
+    // --- an evaluate run, its launch replayed, and the same key reused for another request
+    const evalPreview = await preview(legCounting({ mode: 'evaluate', evaluation_tasks: 6, seed: 11 }));
+    const evaluate = (await launch(evalPreview, 'golden-evaluate')).body.id as string;
+    await flush(); // the receiver's one 500: the only delivery there is
+    await ok('GET', '/_mock/webhooks/deliveries?state=pending');
+    await launch(evalPreview, 'golden-evaluate');
+    await launch(evalPreview, 'golden-evaluate', { seed: 12 });
+    await ok('POST', '/_mock/faults', { body: { method: 'GET', path: '/v1/workloads/{id}', times: 1, action: { type: 'error', status: 503, error: 'unavailable', retry_after: 1.5 } } });
+    await call('GET', `/v1/workloads/${evaluate}`);
+    await ok('POST', '/_mock/faults', { body: { path: `/webhook/${evaluate}/workload.completed`, action: { type: 'error', status: 502, error: 'bad_gateway' } } });
 
-  // --- a train run whose launch answer is lost after the commit, then replayed; recovered, with drops
-  const trainPreview = await preview(legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 6, seed: 7 }));
-  await ok('POST', '/_mock/faults', { body: { method: 'POST', path: '/v1/rl-runs', action: { type: 'drop_response' } } });
-  await launch(trainPreview, 'golden-train');
-  const train = (await launch(trainPreview, 'golden-train')).body.id as string;
-  await ok('GET', '/_mock/faults');
-  await untilStatus(train, 'running', 10);
-  await advance(120);
-  await ok('POST', `/_mock/workloads/${train}/recover`, { body: { replay_last: 3 } });
-  await ok('GET', `/v1/workloads/${train}`);
-  await ok('POST', `/_mock/workloads/${train}/drop-events`, { body: { count: 2 } });
-  await untilStatus(train, 'running', 10);
-  await advance(60);
-  await ok('GET', `/v1/workloads/${train}/routing`);
-  await pageEvents(train, 7);
+    // --- a train run whose launch answer is lost after the commit, then replayed; recovered, with drops
+    const trainPreview = await preview(legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 6, seed: 7 }));
+    await ok('POST', '/_mock/faults', { body: { method: 'POST', path: '/v1/rl-runs', action: { type: 'drop_response' } } });
+    await launch(trainPreview, 'golden-train');
+    const train = (await launch(trainPreview, 'golden-train')).body.id as string;
+    await ok('GET', '/_mock/faults');
+    await untilStatus(train, 'running', 10);
+    await advance(120);
+    await ok('POST', `/_mock/workloads/${train}/recover`, { body: { replay_last: 3 } });
+    await ok('GET', `/v1/workloads/${train}`);
+    await ok('POST', `/_mock/workloads/${train}/drop-events`, { body: { count: 2 } });
+    await untilStatus(train, 'running', 10);
+    await advance(60);
+    await ok('GET', `/v1/workloads/${train}/routing`);
+    await pageEvents(train, 7);
 
-  // --- an evaluate run frozen and resumed
-  const frozen = (await launch(await preview(legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 4, seed: 3 })), 'golden-frozen')).body.id as string;
-  await untilStatus(frozen, 'running', 10);
-  await advance(20);
-  await ok('POST', `/v1/workloads/${frozen}/freeze`, { body: {} });
-  await call('POST', `/v1/workloads/${frozen}/freeze`, { body: {} });
-  await advance(5);
-  await ok('GET', `/v1/workloads/${frozen}/freeze`);
-  await advance(30);
-  await ok('GET', `/v1/workloads/${frozen}/freeze`);
-  await advance(3600);
-  await ok('GET', `/v1/workloads/${frozen}`);
-  await ok('POST', `/v1/workloads/${frozen}/resume`, { body: {} });
-  await call('POST', `/v1/workloads/${frozen}/resume`, { body: {} });
+    // --- an evaluate run frozen and resumed
+    const frozen = (await launch(await preview(legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 4, seed: 3 })), 'golden-frozen')).body.id as string;
+    await untilStatus(frozen, 'running', 10);
+    await advance(20);
+    await ok('POST', `/v1/workloads/${frozen}/freeze`, { body: {} });
+    await call('POST', `/v1/workloads/${frozen}/freeze`, { body: {} });
+    await advance(5);
+    await ok('GET', `/v1/workloads/${frozen}/freeze`);
+    await advance(30);
+    await ok('GET', `/v1/workloads/${frozen}/freeze`);
+    await advance(3600);
+    await ok('GET', `/v1/workloads/${frozen}`);
+    await ok('POST', `/v1/workloads/${frozen}/resume`, { body: {} });
+    await call('POST', `/v1/workloads/${frozen}/resume`, { body: {} });
 
-  // --- a custom run with an uploaded asset, reporting its own events
-  const script = 'print("training")\n';
-  const sha = createHash('sha256').update(script).digest('hex');
-  const upload = { type: 'application/octet-stream', raw: script, headers: { 'x-nodus-sha256': sha, 'idempotency-key': 'golden-asset' } };
-  const asset = (await ok('POST', '/v1/assets/upload?name=train.py', upload)).id as string;
-  await ok('POST', '/v1/assets/upload?name=train.py', upload);
-  await call('POST', '/v1/assets/upload?name=other.py', upload);
-  await ok('GET', `/v1/assets/${asset}`);
-  await ok('GET', '/v1/assets');
-  const custom = (await ok('POST', '/v1/workloads', {
-    headers: { 'idempotency-key': 'golden-custom' },
-    body: {
-      requirements: { compute_class: 'accelerator' }, outcome: { max_cost_usd: 3 },
-      continuity: { mode: 'checkpointed', resume_on_interruption: true },
-      source: { image: 'python:3.11-slim', command: ['python', 'train.py'], asset_id: asset },
-      rl: { schema_version: 1, environment_id: 'custom', mode: 'train', model: 'my-model', planned_tasks: 4 },
-    },
-  })).id as string;
-  await call('DELETE', `/v1/assets/${asset}`);
-  await ok('GET', `/_mock/assets/${asset}/content`);
-  await ok('POST', `/_mock/workloads/${custom}/rl-events`, {
-    type: 'text/plain',
-    raw: [
-      'training starts',
-      'nodus.rl_event {"event_id":"e1","phase":"evaluation","task_id":"t1","attempt":1,"kind":"task_started"}',
-      'nodus.rl_event {"event_id":"e2","phase":"evaluation","task_id":"t1","attempt":1,"kind":"task_completed","outcome":"passed","reward":1}',
-      'nodus.rl_event {"event_id":"e3","phase":"evaluation","task_id":"t2","attempt":1,"kind":"task_started"}',
-      'nodus.rl_event {"event_id":"e4","phase":"evaluation","task_id":"t2","attempt":1,"kind":"task_completed","outcome":"failed","reward":0}',
-    ].join('\n'),
-  });
-  await ok('POST', `/_mock/workloads/${custom}/rl-events`, {
-    body: { events: [
-      { event_id: 'e2', phase: 'evaluation', task_id: 't1', attempt: 1, kind: 'task_completed', outcome: 'passed', reward: 1 },
-      { event_id: 'e5', phase: 'training', task_id: 't3', attempt: 1, kind: 'task_started' },
-      { event_id: 'e6', phase: 'training', task_id: 't3', attempt: 1, kind: 'task_paused' },
-    ] },
-  });
-  await pageEvents(custom, 2);
+    // --- a custom run with an uploaded asset, reporting its own events
+    const script = 'print("training")\n';
+    const sha = createHash('sha256').update(script).digest('hex');
+    const upload = { type: 'application/octet-stream', raw: script, headers: { 'x-nodus-sha256': sha, 'idempotency-key': 'golden-asset' } };
+    const asset = (await ok('POST', '/v1/assets/upload?name=train.py', upload)).id as string;
+    await ok('POST', '/v1/assets/upload?name=train.py', upload);
+    await call('POST', '/v1/assets/upload?name=other.py', upload);
+    await ok('GET', `/v1/assets/${asset}`);
+    await ok('GET', '/v1/assets');
+    const submit = {
+      headers: { 'idempotency-key': 'golden-custom' },
+      body: {
+        requirements: { compute_class: 'accelerator' }, outcome: { max_cost_usd: 3 },
+        continuity: { mode: 'checkpointed', resume_on_interruption: true },
+        source: { image: 'python:3.11-slim', command: ['python', 'train.py'], asset_id: asset },
+        rl: { schema_version: 1, environment_id: 'custom', mode: 'train', model: 'my-model', planned_tasks: 4 },
+      },
+    };
+    const custom = (await ok('POST', '/v1/workloads', submit)).id as string;
+    await ok('POST', '/v1/workloads', submit);
+    await call('DELETE', `/v1/assets/${asset}`);
+    await ok('GET', `/_mock/assets/${asset}/content`);
+    await ok('POST', `/_mock/workloads/${custom}/rl-events`, {
+      type: 'text/plain',
+      raw: [
+        'training starts',
+        'nodus.rl_event {"event_id":"e1","phase":"evaluation","task_id":"t1","attempt":1,"kind":"task_started"}',
+        'nodus.rl_event {"event_id":"e2","phase":"evaluation","task_id":"t1","attempt":1,"kind":"task_completed","outcome":"passed","reward":1}',
+        'nodus.rl_event {"event_id":"e3","phase":"evaluation","task_id":"t2","attempt":1,"kind":"task_started"}',
+        'nodus.rl_event {"event_id":"e4","phase":"evaluation","task_id":"t2","attempt":1,"kind":"task_completed","outcome":"failed","reward":0}',
+      ].join('\n'),
+    });
+    await ok('POST', `/_mock/workloads/${custom}/rl-events`, {
+      body: { events: [
+        { event_id: 'e2', phase: 'evaluation', task_id: 't1', attempt: 1, kind: 'task_completed', outcome: 'passed', reward: 1 },
+        { event_id: 'e5', phase: 'training', task_id: 't3', attempt: 1, kind: 'task_started' },
+        { event_id: 'e6', phase: 'training', task_id: 't3', attempt: 1, kind: 'task_paused' },
+      ] },
+    });
+    await pageEvents(custom, 2);
+    const receipt = (n: number, extra: Record<string, unknown>) => ({
+      attempt_id: `gat-${n}`, request_id: `grq-${n}`, task_id: `t${n}`, candidate_sha256: 'a'.repeat(64), plan_sha256: 'b'.repeat(64),
+      manifest_sha256: 'c'.repeat(64), cleanup_complete: true, ...extra,
+    });
+    await ok('PUT', `/_mock/workloads/${custom}/grading-plan`, { body: { receipts: [receipt(1, { state: 'completed', reward: 1 }), receipt(2, { state: 'completed', reward: 0 })] } });
 
-  // --- the levers: a budget that refuses, a review that expires, a recipe taken away; each launch
-  // sends a review made before the lever moved, as a client that previewed earlier would
-  const small = legCounting({ mode: 'evaluate', evaluation_tasks: 4, seed: 5 });
-  const reviewed = await preview(small);
-  await ok('PUT', '/_mock/budget', { body: { monthly_spend_cap_usd: 1, month_to_date_usd: 0.99 } });
-  await preview(small);
-  await launch(reviewed, 'golden-budget');
-  await call('DELETE', '/_mock/budget');
-  await ok('PUT', '/_mock/levers', { body: { review_expiry: true } });
-  const stale = await preview(small);
-  await advance(16 * 60);
-  await launch(stale, 'golden-stale');
-  await ok('PUT', '/_mock/levers', { body: { review_expiry: false } });
-  await ok('PATCH', '/_mock/recipes/reasoning-gym-leg-counting', { body: { available: false, unavailable_reason: 'paused for the golden transcript' } });
-  await preview(small);
-  await launch(reviewed, 'golden-unavailable');
-  await ok('PATCH', '/_mock/recipes/reasoning-gym-leg-counting', { body: { available: true } });
+    // --- an environment's example run, the third keyed write, replayed and then cancelled
+    const examples = '/v1/rl-environments/gsm8k/examples/gsm8k-trained/runs';
+    const example = (await ok('POST', examples, { body: {}, headers: { 'idempotency-key': 'golden-example' } })).id as string;
+    await ok('POST', examples, { body: {}, headers: { 'idempotency-key': 'golden-example' } });
+    await call('POST', examples, { body: { name: 'another name' }, headers: { 'idempotency-key': 'golden-example' } });
+    await advance(30);
+    await ok('POST', `/v1/workloads/${example}/cancel`, { body: {} });
+    await call('POST', `/v1/workloads/${example}/cancel`, { body: {} });
 
-  // --- everything to its end; the evidence of each run read to the end
-  await untilStatus(evaluate, 'completed', 600);
-  await untilStatus(train, 'completed', 600);
-  await untilStatus(frozen, 'completed', 600);
-  await ok('GET', `/v1/workloads/${frozen}/freeze`);
-  await advance(3600);
-  await ok('GET', `/v1/workloads/${custom}`);
-  await call('DELETE', `/v1/assets/${asset}`);
-  await ok('GET', `/v1/assets/${asset}`);
-  for (const id of [evaluate, train, frozen, custom]) {
-    await ok('GET', `/v1/workloads/${id}`);
-    await call('GET', `/v1/workloads/${id}/rl-summary`);
-    await call('GET', `/v1/workloads/${id}/rl-grading-results?revision=1`);
-    await pageEvents(id, 50);
-    await pageLifecycle(id);
-    await call('GET', `/v1/workloads/${id}/logs`);
-    await pageLive(id);
-    await call('GET', `/v1/workloads/${id}/artifacts`);
-    await call('GET', `/v1/workloads/${id}/ledger`);
-    const outputs = await call('GET', `/v1/workloads/${id}/outputs`);
-    for (const o of outputs.status === 200 ? outputs.body.outputs ?? [] : []) await call('GET', `/v1/workloads/${id}/outputs/${encodeURIComponent(o.name)}`);
-  }
-  await ok('GET', '/v1/workloads');
-  await flush();
-  const deliveries = (await ok('GET', '/_mock/webhooks/deliveries?limit=1000')).deliveries as any[];
-  // The delivery the receiver refused once, sent again.
-  await ok('POST', `/_mock/webhooks/deliveries/${deliveries[0].id}/redeliver`);
-  await flush();
-  await ok('GET', `/_mock/webhooks/deliveries?workload_id=${evaluate}&limit=2`);
-  await ok('GET', '/_mock/webhooks/deliveries?state=failed');
-  await ok('GET', '/_mock/faults');
-  await ok('GET', '/_mock/requests?limit=1000');
-  await ok('DELETE', '/v1/webhooks');
+    // --- the levers: a budget that refuses, a review that expires, a recipe taken away; each launch
+    // sends a review made before the lever moved, as a client that previewed earlier would
+    const small = legCounting({ mode: 'evaluate', evaluation_tasks: 4, seed: 5 });
+    const reviewed = await preview(small);
+    await ok('PUT', '/_mock/budget', { body: { monthly_spend_cap_usd: 1, month_to_date_usd: 0.99 } });
+    await preview(small);
+    await launch(reviewed, 'golden-budget');
+    await call('DELETE', '/_mock/budget');
+    await ok('PUT', '/_mock/levers', { body: { review_expiry: true } });
+    const stale = await preview(small);
+    await advance(16 * 60);
+    await launch(stale, 'golden-stale');
+    await ok('PUT', '/_mock/levers', { body: { review_expiry: false } });
+    await ok('PATCH', '/_mock/recipes/reasoning-gym-leg-counting', { body: { available: false, unavailable_reason: 'paused for the golden transcript' } });
+    await preview(small);
+    await launch(reviewed, 'golden-unavailable');
+    await ok('PATCH', '/_mock/recipes/reasoning-gym-leg-counting', { body: { available: true } });
+
+    // --- everything to its end; the evidence of each run read to the end
+    await untilStatus(evaluate, 'completed', 600);
+    await untilStatus(train, 'completed', 600);
+    await untilStatus(frozen, 'completed', 600);
+    await ok('GET', `/v1/workloads/${frozen}/freeze`);
+    await advance(3600);
+    await ok('GET', `/v1/workloads/${custom}`);
+    await call('DELETE', `/v1/assets/${asset}`);
+    await ok('GET', `/v1/assets/${asset}`);
+    for (const id of [evaluate, train, frozen, custom, example]) {
+      await ok('GET', `/v1/workloads/${id}`);
+      await call('GET', `/v1/workloads/${id}/rl-summary`);
+      await call('GET', `/v1/workloads/${id}/rl-grading-results?revision=1`);
+      await pageEvents(id, 50);
+      await pageLifecycle(id);
+      await call('GET', `/v1/workloads/${id}/logs`);
+      await pageLive(id);
+      await call('GET', `/v1/workloads/${id}/artifacts`);
+      await call('GET', `/v1/workloads/${id}/ledger`);
+      const outputs = await call('GET', `/v1/workloads/${id}/outputs`);
+      for (const o of outputs.status === 200 ? outputs.body.outputs ?? [] : []) await call('GET', `/v1/workloads/${id}/outputs/${encodeURIComponent(o.name)}`);
+    }
+    await ok('GET', '/v1/workloads');
+    await flush();
+    const deliveries = (await ok('GET', '/_mock/webhooks/deliveries?limit=1000')).deliveries as any[];
+    // The delivery the receiver refused once, sent again.
+    await ok('POST', `/_mock/webhooks/deliveries/${deliveries[0].id}/redeliver`);
+    await flush();
+    await ok('GET', `/_mock/webhooks/deliveries?workload_id=${evaluate}&limit=2`);
+    await ok('GET', '/_mock/webhooks/deliveries?state=failed');
+    await ok('GET', '/_mock/faults');
+    await ok('GET', '/_mock/requests?limit=1000');
+    await ok('DELETE', '/v1/webhooks');
   }
 
   // The receiver's side: what each delivery carried on the wire, ordered by webhook-id and attempt
