@@ -59,7 +59,7 @@ export type ComputeList = z.infer<typeof ComputeList>;
 export const ComputeGroupPage = z.object({ group: ComputeGroup, items: z.array(ComputeItem), next_cursor: z.string().nullable() });
 export type ComputeGroupPage = z.infer<typeof ComputeGroupPage>;
 
-const limit = queryInteger(1, 100).optional().describe('1 to 100, default 50');
+const limit = queryInteger(1, 100).meta({ default: 50 }).optional().describe('1 to 100, default 50');
 const cursor = z.string().max(512).optional().describe('Opaque next_cursor from the previous page with the same filters.');
 
 export const ComputeQuery = z.object({
@@ -72,5 +72,5 @@ export const ComputeQuery = z.object({
 });
 export type ComputeQuery = z.infer<typeof ComputeQuery>;
 
-export const ComputeGroupParams = z.object({ id: z.string().min(1).max(256).describe('a sweep item id from GET /v1/compute: sweep_ followed by the sweep id') });
+export const ComputeGroupParams = z.object({ id: z.string().min(1).max(256).regex(/^sweep_.+/).describe('a sweep item id from GET /v1/compute: sweep_ followed by the sweep id') });
 export const ComputeGroupQuery = z.object({ limit, cursor });

@@ -12,6 +12,7 @@ export const HEADER_NAMES = [
   'ETag',
   'Idempotency-Key',
   'Idempotent-Replayed',
+  'Nodus-Client',
   'X-Nodus-Generation',
   'X-Nodus-Group-Id',
   'X-Nodus-Log-Expired',
@@ -24,6 +25,11 @@ export const HEADER_NAMES = [
 
 /** The contract's bounds (1–256) and the SDK's own rule: printable ASCII, no spaces. */
 export const IdempotencyKey = z.string().min(1).max(256).regex(/^[!-~]+$/);
+
+/** The SDK's launch attribution; the mock records none, so every launch lists as `api`. */
+export const ClientHeaders = z.object({
+  'nodus-client': z.string().max(64).optional().describe('launch attribution (python-sdk, cli, mcp, ...); not recorded here'),
+});
 
 /** A keyed creation (launch, submit, example run): the key is required. */
 export const KeyedHeaders = z.object({

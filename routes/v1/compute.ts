@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
+import { ClientHeaders } from '../../openapi/headers.js';
 import { ComputeGroupPage, ComputeGroupParams, ComputeGroupQuery, ComputeList, ComputeQuery } from '../../openapi/compute.js';
 import { groupView, itemView } from '../../server/http/views/compute.js';
 
@@ -14,6 +15,7 @@ export default (async function computeRoutes(app) {
       tags: ['Compute'],
       summary: 'The tenant\'s training newest first, runs sharing a sweep_id as one sweep_ item; instances and workspaces list nothing here',
       querystring: ComputeQuery,
+      headers: ClientHeaders,
       response: { 200: ComputeList, ...errorResponses(400, 403) },
     },
     config: { validationCodes },
