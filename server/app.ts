@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
@@ -30,7 +31,7 @@ const URL_LIMIT_BYTES = 8 * 1024;
 
 export interface AppOptions {
   config: Config;
-  /** An already opened store; by default the app opens `config.db` and closes it on close. */
+  /** An already opened store; by default the app opens `config.db`, holding its lock, and closes it on close. */
   store?: Store;
   logger?: Logger;
   /** The recipe and environment catalog; by default the built-in files, sections of `config.catalog` replacing them. */
@@ -78,6 +79,20 @@ function answerClientError(requestTimeoutMs: number) {
 }
 
 /**
+ * Node's timeouts start with a connection's first byte: one that never sends any is left open for
+ * ever. Such a connection is closed after --idle-timeout-ms, as an idle kept-alive one is.
+ */
+function closeSilentConnections(server: Server, idleTimeoutMs: number): void {
+  server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, idleTimeoutMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
+}
+
+/**
  * Node's own timeouts, from the settings: the whole request (headers included) within
  * --request-timeout-ms, and an idle kept-alive connection closed after --idle-timeout-ms. Node
  * looks for late requests every connectionsCheckingInterval (30 s by default, longer than a short
@@ -105,7 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const catalog = options.catalog ?? loadCatalog(config.catalog);
   const scenario = config.scenario === undefined ? undefined : loadScenario(config.scenario, catalog);
-  const store = options.store ?? openStore(config.db);
+  const store = options.store ?? openStore(config.db, { lock: true });
   const app = Fastify({
     loggerInstance: (options.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
     // request-log.ts writes the one line per request; Fastify's own pair would double it.
@@ -124,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...timeouts(config),
     schemaController: zodCompilers,
   });
+  closeSilentConnections(app.server, config.idleTimeoutMs);
   if (!options.store) app.addHook('onClose', async () => store.close());
 
   const services = createServices({ config, store, catalog, wallNow: options.wallNow });

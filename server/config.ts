@@ -157,7 +157,7 @@ export const OPTIONS = {
   },
   idleTimeoutMs: {
     flag: 'idle-timeout-ms', env: 'NODUS_MOCK_IDLE_TIMEOUT_MS', default: '72000',
-    help: 'wall milliseconds a kept-alive connection may wait idle for its next request before it is closed',
+    help: 'wall milliseconds a kept-alive connection may wait for its next request, or a new one for its first byte, before it is closed',
     schema: z.coerce.number().int().min(1).max(3_600_000),
   },
   uploadMemoryBytes: {

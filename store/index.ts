@@ -141,10 +141,13 @@ function createStore(db: Db, unlock: () => void) {
   };
 }
 
-/** Opens the database, holding its lock (store/lock.ts) until close; `:memory:` is this process's alone. */
-export function openStore(path: string): Store {
+/**
+ * Opens the database. A server opens it with `lock`, holding the file's lock (store/lock.ts) until
+ * close; a reader beside it (a test's second connection) does not. `:memory:` is one process's alone.
+ */
+export function openStore(path: string, { lock = false }: { lock?: boolean } = {}): Store {
   let unlock: () => void = () => undefined;
-  if (path !== ':memory:') {
+  if (lock && path !== ':memory:') {
     makeFolder(path);
     unlock = lockDatabase(path);
   }

@@ -177,7 +177,7 @@ t.test('drop_response: not one byte of the answer reaches the socket', async (t)
   const port = new URL(s.url).port;
   const received = await new Promise<Buffer>((resolve) => {
     const socket = connect(Number(port), '127.0.0.1', () => {
-      socket.write(`GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\n\r\n`);
+      socket.write(`GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.key}\r\n\r\n`);
     });
     const chunks: Buffer[] = [];
     socket.on('data', (d) => chunks.push(d));

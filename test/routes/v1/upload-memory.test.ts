@@ -102,3 +102,11 @@ t.test('an idle kept-alive connection is closed after --idle-timeout-ms', async 
   await new Promise<void>((resolve) => socket.on('close', () => resolve()));
   t.match(raw, /^HTTP\/1\.1 200/, 'answered, then closed while idle');
 });
+
+t.test('a connection that never sends a byte is closed after --idle-timeout-ms', async (t) => {
+  const s = await startServer(t, { idleTimeoutMs: 200 });
+  const socket = connect(Number(new URL(s.url).port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  t.pass('closed by the server');
+});
