@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, queryInteger } from './primitives.js';
+import { dateTime } from './primitives.js';
 
 /** Compute (the contract's Compute tag): the tenant's training, a sweep's runs grouped as one item. */
 
@@ -59,7 +59,7 @@ export type ComputeList = z.infer<typeof ComputeList>;
 export const ComputeGroupPage = z.object({ group: ComputeGroup, items: z.array(ComputeItem), next_cursor: z.string().nullable() });
 export type ComputeGroupPage = z.infer<typeof ComputeGroupPage>;
 
-const limit = queryInteger(1, 100).meta({ default: 50 }).optional().describe('1 to 100, default 50');
+const limit = z.coerce.number().int().min(1).max(100).default(50);
 const cursor = z.string().max(512).optional().describe('Opaque next_cursor from the previous page with the same filters.');
 
 export const ComputeQuery = z.object({

@@ -1,6 +1,6 @@
 /**
  * The guide's flow, written as a Node user would with a client generated from the served
- * document: `openapi-typescript` writes its types as nodus-api.ts beside this file (the test
+ * document: `openapi-typescript` writes its types beside this file, as the module imported below (the test
  * does, with `defaultNonNullable: false`: a body property with a default is one a client may
  * leave out), `openapi-fetch` sends. The test compiles the two alone with `tsc --strict`, so
  * anything the document fails to declare (a required header, a query, a body) is a type error,

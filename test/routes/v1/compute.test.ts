@@ -126,11 +126,16 @@ t.test('pages follow the cursor to the end as the SDK iterates; bad limits and c
   t.ok(runs.every((r) => (r.group as { size: number }).size === 5));
 });
 
-t.test('a group is 404 for a sweep without training here: unknown, another tenant\'s, or no sweep_ prefix', async (t) => {
+t.test('a group is 404 for a sweep without training here: unknown or another tenant\'s; an id without sweep_ is a 400', async (t) => {
   const s = await startServer(t, { clock: 'manual' });
   await submit(s, { sweep_id: 'mine' });
   const other = freshKey();
-  for (const [id, key] of [['sweep_nope', undefined], ['sweep_mine', other], ['mine', undefined], ['sweep_', undefined]] as const) {
+  for (const id of ['mine', 'sweep_']) {
+    const res = await s.call('GET', `/v1/compute/groups/${id}`);
+    t.equal(res.status, 400, `${id}: the contract's pattern is ^sweep_.+`);
+    t.equal(res.body.error, 'invalid_request');
+  }
+  for (const [id, key] of [['sweep_nope', undefined], ['sweep_mine', other]] as const) {
     const res = await s.call('GET', `/v1/compute/groups/${id}`, { key });
     t.equal(res.status, 404, `${id}${key ? ' (another tenant)' : ''}`);
     t.equal(res.body.error, 'not_found');
