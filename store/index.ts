@@ -11,6 +11,7 @@ import { createResetStore } from './reset.js';
 import { createRLEventStore } from './rl-events.js';
 import { createScenarioStateStore } from './scenario-state.js';
 import { createSettingsStore } from './settings.js';
+import { createSnapshotStore } from './snapshot.js';
 import { createTenantStore } from './tenants.js';
 import { createWorkloadRuntimeStore } from './workload-runtime.js';
 import { createTenantCache } from './tenant-cache.js';
@@ -99,6 +100,7 @@ function createStore(db: Db) {
     scenarios: createScenarioStateStore(db),
     reset: createResetStore(db),
     webhooks: createWebhookStore(db),
+    snapshot: createSnapshotStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
       const value = inTransaction.immediate(fn) as T;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
 import type { TenantCache } from './tenant-cache.js';
 
@@ -10,8 +11,8 @@ export interface ClockRow {
 
 export function createTenantStore(db: Db, cache: TenantCache) {
   const insertTenant = db.prepare(
-    `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms)
-     VALUES (?, ?, ?, ?)`,
+    `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms, cursor_key)
+     VALUES (?, ?, ?, ?, ?)`,
   );
   const insertKey = db.prepare(
     'INSERT OR IGNORE INTO api_keys (key_hash, key_id, tenant_id, created_at_ms) VALUES (?, ?, ?, ?)',
@@ -24,6 +25,8 @@ export function createTenantStore(db: Db, cache: TenantCache) {
             clock_anchor_virtual_ms AS anchorVirtualMs
      FROM tenants WHERE id = ?`,
   );
+  const cursorKey = db.prepare<[string], { key: string | null }>('SELECT cursor_key AS key FROM tenants WHERE id = ?');
+  const setCursorKey = db.prepare('UPDATE tenants SET cursor_key = ? WHERE id = ?');
   const updateClock = db.prepare(
     `UPDATE tenants SET clock_mode = ?, clock_scale = ?, clock_anchor_wall_ms = ?, clock_anchor_virtual_ms = ?
      WHERE id = ?`,
@@ -33,7 +36,7 @@ export function createTenantStore(db: Db, cache: TenantCache) {
     /** Registers the key (and its tenant) on first use; answers the tenant the key belongs to. */
     register: db.transaction(
       (keyHash: string, keyId: string, tenantId: string, wallMs: number): { tenantId: string; keyId: string } => {
-        insertTenant.run(tenantId, wallMs, wallMs, wallMs);
+        insertTenant.run(tenantId, wallMs, wallMs, wallMs, randomBytes(32).toString('hex'));
         insertKey.run(keyHash, keyId, tenantId, wallMs);
         const row = keyTenant.get(keyHash)!;
         return { tenantId: row.tenant_id, keyId: row.key_id };
@@ -48,6 +51,13 @@ export function createTenantStore(db: Db, cache: TenantCache) {
     },
     setClock(tenantId: string, row: ClockRow): void {
       updateClock.run(row.mode, row.scale, row.anchorWallMs, row.anchorVirtualMs, tenantId);
+    },
+    /** The hex key the tenant's cursors are signed with; null for a tenant older than these keys. */
+    cursorKey(tenantId: string): string | null {
+      return cursorKey.get(tenantId)?.key ?? null;
+    },
+    setCursorKey(tenantId: string, key: string | null): void {
+      setCursorKey.run(key, tenantId);
     },
   };
 }

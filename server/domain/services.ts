@@ -8,6 +8,7 @@ import type { DomainContext } from './context.js';
 import { createControlService } from './control/service.js';
 import { createEvidenceService } from './evidence/service.js';
 import { createLaunchService } from './launches/service.js';
+import { createSnapshotService } from './snapshots/service.js';
 import { createWebhookService } from './webhooks/service.js';
 import { createUnitsOfWork } from './unit-of-work.js';
 import { Materialiser } from './workloads/materialise.js';
@@ -49,6 +50,7 @@ export function createServices(options: ServiceOptions) {
     control: createControlService(context),
     assets: createAssetService(context),
     webhooks: createWebhookService(context),
+    snapshots: createSnapshotService(context),
   };
 }
 

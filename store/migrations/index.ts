@@ -7,6 +7,7 @@ import assets from './006-assets.js';
 import webhooks from './007-webhooks.js';
 import levers from './008-levers.js';
 import keyedOperations from './009-keyed-operations.js';
+import tenantCursorKeys from './010-tenant-cursor-keys.js';
 
 interface Migration {
   version: number;
@@ -15,4 +16,4 @@ interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers, keyedOperations];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers, keyedOperations, tenantCursorKeys];
