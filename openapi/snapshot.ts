@@ -138,3 +138,9 @@ export const SnapshotRestored = z
   .meta({ id: 'MockSnapshotRestored' });
 
 export type SnapshotDocument = z.output<typeof Snapshot>;
+
+/** docs/snapshot.schema.json: the format as JSON Schema (draft 2020-12), for tools outside this server. */
+export function snapshotJsonSchema(): string {
+  const schema = z.toJSONSchema(Snapshot, { target: 'draft-2020-12', unrepresentable: 'any' });
+  return `${JSON.stringify({ title: 'nodus-mock tenant snapshot', ...schema }, null, 2)}\n`;
+}
