@@ -109,7 +109,7 @@ export function createSnapshotStore(db: Db) {
      * SnapshotRowError at the first row the database refuses. Run inside the caller's
      * transaction, which that error rolls back whole.
      */
-    write(tenantId: string, rows: SnapshotTables): void {
+    insert(tenantId: string, rows: SnapshotTables): void {
       for (const { table, owner, columns, insert } of tables) {
         rows[table].forEach((row, index) => {
           const values = columns.map((c) => (c.blob && row[c.name] !== null ? Buffer.from(row[c.name] as string, 'base64') : row[c.name]));

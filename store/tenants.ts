@@ -9,6 +9,9 @@ export interface ClockRow {
   anchorVirtualMs: number;
 }
 
+/** The tenant's row as the cache keeps it: its clock, and the hex key its cursors are signed with (null: older than these keys). */
+type TenantRow = ClockRow & { cursorKey: string | null };
+
 export function createTenantStore(db: Db, cache: TenantCache) {
   const insertTenant = db.prepare(
     `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms, cursor_key)
@@ -20,12 +23,11 @@ export function createTenantStore(db: Db, cache: TenantCache) {
   const keyTenant = db.prepare<[string], { tenant_id: string; key_id: string }>(
     'SELECT tenant_id, key_id FROM api_keys WHERE key_hash = ?',
   );
-  const clock = db.prepare<[string], ClockRow>(
+  const tenant = db.prepare<[string], TenantRow>(
     `SELECT clock_mode AS mode, clock_scale AS scale, clock_anchor_wall_ms AS anchorWallMs,
-            clock_anchor_virtual_ms AS anchorVirtualMs
+            clock_anchor_virtual_ms AS anchorVirtualMs, cursor_key AS cursorKey
      FROM tenants WHERE id = ?`,
   );
-  const cursorKey = db.prepare<[string], { key: string | null }>('SELECT cursor_key AS key FROM tenants WHERE id = ?');
   const setCursorKey = db.prepare('UPDATE tenants SET cursor_key = ? WHERE id = ?');
   const updateClock = db.prepare(
     `UPDATE tenants SET clock_mode = ?, clock_scale = ?, clock_anchor_wall_ms = ?, clock_anchor_virtual_ms = ?
@@ -42,9 +44,9 @@ export function createTenantStore(db: Db, cache: TenantCache) {
         return { tenantId: row.tenant_id, keyId: row.key_id };
       },
     ),
-    clock(tenantId: string): ClockRow {
+    clock(tenantId: string): TenantRow {
       return cache.read(tenantId, 'clock', () => {
-        const row = clock.get(tenantId);
+        const row = tenant.get(tenantId);
         if (!row) throw new Error(`unknown tenant ${tenantId}`);
         return row;
       });
@@ -54,7 +56,7 @@ export function createTenantStore(db: Db, cache: TenantCache) {
     },
     /** The hex key the tenant's cursors are signed with; null for a tenant older than these keys. */
     cursorKey(tenantId: string): string | null {
-      return cursorKey.get(tenantId)?.key ?? null;
+      return this.clock(tenantId).cursorKey;
     },
     setCursorKey(tenantId: string, key: string | null): void {
       setCursorKey.run(key, tenantId);

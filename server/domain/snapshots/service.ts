@@ -55,7 +55,7 @@ export function createSnapshotService(deps: DomainContext) {
         unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
         store.tenants.setCursorKey(tenantId, cursorKey);
         try {
-          store.snapshot.write(tenantId, tables);
+          store.snapshot.insert(tenantId, tables);
         } catch (err) {
           if (!(err instanceof SnapshotRowError)) throw err;
           const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');
