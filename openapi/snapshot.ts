@@ -110,8 +110,8 @@ function checkReferences(t: Tables, ctx: z.RefinementCtx): void {
 export const SnapshotTenant = z
   .strictObject({
     clock: z.strictObject({
-      mode: z.enum(['realtime', 'manual']).nullable().describe('null: the server\'s configured default'),
-      scale: z.number().positive().max(1_000_000).nullable().describe('null: the server\'s configured default'),
+      mode: z.enum(['realtime', 'manual']),
+      scale: z.number().positive().max(1_000_000).describe('virtual seconds per wall second in realtime mode'),
       now_ms: int.min(0).describe('the virtual time the snapshot was taken at; a restored clock resumes from it'),
     }),
     cursor_key: z.string().regex(/^[0-9a-f]{64}$/).nullable()

@@ -71,8 +71,8 @@ export class VirtualClock {
     return this.view(tenantId);
   }
 
-  /** Mode and scale as saved (null: the configured ones), at the virtual time `nowMs` from now on. */
-  restore(tenantId: string, mode: ClockMode | null, scale: number | null, nowMs: number): ClockView {
+  /** Mode and scale as saved, at the virtual time `nowMs` from now on. */
+  restore(tenantId: string, mode: ClockMode, scale: number, nowMs: number): ClockView {
     this.store.tenants.setClock(tenantId, { mode, scale, anchorWallMs: this.wallNow(), anchorVirtualMs: nowMs });
     return this.view(tenantId);
   }

@@ -84,7 +84,7 @@ export class TenantUnit {
   }
 
   /** The clock a snapshot saved: its mode and scale, resuming at its virtual time. */
-  restoreClock(mode: ClockMode | null, scale: number | null, nowMs: number): ClockView {
+  restoreClock(mode: ClockMode, scale: number, nowMs: number): ClockView {
     return this.moved(this.clock.restore(this.tenantId, mode, scale, nowMs));
   }
 

@@ -26,7 +26,9 @@ export function createSnapshotService(deps: DomainContext) {
     snapshot(tenantId: string): SnapshotDocument {
       return units.atNow(tenantId, (unit) => {
         unit.everyWorkload();
-        const { mode, scale } = store.tenants.clock(tenantId);
+        // The mode and scale in force, not the row's nulls: on a server with other defaults the
+        // restored clock still runs as this one did.
+        const { mode, scale } = clock.view(tenantId);
         return {
           format: SNAPSHOT_FORMAT,
           version: SNAPSHOT_VERSION,
