@@ -74,20 +74,15 @@ const tables = z.strictObject({
 
 type Tables = z.output<typeof tables>;
 
+type Reference = [keyof Tables, string, keyof Tables, string];
+const workloadRows = (...tables: (keyof Tables)[]): Reference[] => tables.map((table) => [table, 'workload_id', 'workloads', 'id']);
+
 /** Rows that name a parent row by a column, and where that parent's key is in the same document. */
-const REFERENCES: [keyof Tables, string, keyof Tables, string][] = [
-  ['idempotency_keys', 'workload_id', 'workloads', 'id'],
-  ['workload_interventions', 'workload_id', 'workloads', 'id'],
-  ['workload_events', 'workload_id', 'workloads', 'id'],
-  ['rl_events', 'workload_id', 'workloads', 'id'],
-  ['workload_logs', 'workload_id', 'workloads', 'id'],
-  ['workload_log_attempts', 'workload_id', 'workloads', 'id'],
-  ['grading_plans', 'workload_id', 'workloads', 'id'],
-  ['grading_receipts', 'workload_id', 'workloads', 'id'],
-  ['workload_assets', 'workload_id', 'workloads', 'id'],
+const REFERENCES: Reference[] = [
+  ...workloadRows('idempotency_keys', 'workload_interventions', 'workload_events', 'rl_events', 'workload_logs',
+    'workload_log_attempts', 'grading_plans', 'grading_receipts', 'workload_assets', 'webhook_deliveries'),
   ['workload_assets', 'asset_id', 'assets', 'id'],
   ['asset_contents', 'asset_id', 'assets', 'id'],
-  ['webhook_deliveries', 'workload_id', 'workloads', 'id'],
   ['webhook_attempts', 'delivery_seq', 'webhook_deliveries', 'seq'],
 ];
 
