@@ -11,7 +11,7 @@
  * them against the schemas instead (test/contract/node-api-types.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +71,30 @@ export interface MockServerOptions {
   uploadMemoryBytes?: number;
   /** Bytes one tenant's uploads in progress may hold in memory together (default 128 MiB). */
   uploadMemoryBytesPerTenant?: number;
+  /** The largest snapshot `restore()` and `restore` take (default 256 MiB). */
+  maxSnapshotBytes?: number;
+  /** A snapshot file (`snapshot()`, GET /_mock/snapshot) restored into `apiKey`'s tenant at start. */
+  restore?: string;
+}
+
+/**
+ * A tenant's whole state (docs/snapshots.md; docs/snapshot.schema.json is its JSON Schema).
+ * `tenant` is the state itself, to keep as it is and give back to `restore()`.
+ */
+export interface MockSnapshot {
+  format: 'nodus-mock.snapshot';
+  version: number;
+  /** RFC 3339 wall-clock time it was taken. */
+  created_at: string;
+  /** The nodus-mock version that wrote it. */
+  mock_version: string;
+  tenant: Record<string, unknown>;
+}
+
+/** What a restore answers: the rows it wrote per table. */
+export interface MockSnapshotRestored {
+  restored: true;
+  rows: Record<string, number>;
 }
 
 export type FaultMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -163,6 +187,10 @@ export interface MockServer {
   reset(): Promise<void>;
   /** What the server received from this tenant, newest first. */
   requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  /** This tenant's whole state as one document (GET /_mock/snapshot). */
+  snapshot(): Promise<MockSnapshot>;
+  /** Replaces this tenant's whole state with a snapshot's (PUT /_mock/snapshot), or rejects and changes nothing. */
+  restore(snapshot: MockSnapshot): Promise<MockSnapshotRestored>;
   /** Stops listening, closes the database and removes the temporary one. */
   close(): Promise<void>;
 }
@@ -223,7 +251,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
 async function serve(options: MockServerOptions, afterClose: () => void): Promise<MockServer> {
   // The caller's environment is not consulted: a test suite gets the same server wherever it runs.
-  const request = resolveCli(toFlags(options), {});
+  // Restored below into this server's own key's tenant, not the CLI's printed one.
+  const { restore, ...flagged } = options;
+  const request = resolveCli(toFlags(flagged), {});
   if (request.kind !== 'run') throw new Error('unreachable: no --help or --version is passed');
   const { config } = request;
   const app = await buildApp({ config });
@@ -256,6 +286,15 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
     return parsed;
   };
 
+  if (restore !== undefined) {
+    try {
+      await control('PUT', '/_mock/snapshot', JSON.parse(readFileSync(restore, 'utf8')));
+    } catch (err) {
+      await app.close();
+      throw err;
+    }
+  }
+
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -271,6 +310,8 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
       const qs = query.toString();
       return (await control<{ requests: JournalEntry[] }>('GET', `/_mock/requests${qs ? `?${qs}` : ''}`)).requests;
     },
+    snapshot: () => control('GET', '/_mock/snapshot'),
+    restore: (snapshot) => control('PUT', '/_mock/snapshot', snapshot),
     close: () => (closing ??= app.close().then(afterClose)),
   };
 }

@@ -6,7 +6,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { openStore, type Store } from '../store/index.js';
 import auth from './http/auth.js';
 import { loadCatalog, type Catalog } from './domain/catalog/index.js';
-import { OPTIONS, type Config } from './config.js';
+import { OPTIONS, printedKey, type Config } from './config.js';
 import docs from './http/docs.js';
 import { ApiError } from './http/api-error.js';
 import errorHandler, { sendApiError } from './http/error-handler.js';
@@ -196,6 +196,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (scenario) {
       const tenants = services.control.applyScenario(scenario);
       app.log.info({ scenario: scenario.source, applied_to: tenants }, 'scenario applied');
+    }
+    // After the scenario: the snapshot is the state asked for, whatever the file gave that tenant.
+    if (config.restore !== undefined) {
+      const tenant = services.control.registerKey(printedKey(config));
+      const rows = services.snapshots.restoreFile(tenant.id, config.restore);
+      app.log.info({ snapshot: config.restore, tenant: tenant.id, rows }, 'snapshot restored');
     }
   } catch (err) {
     await app.close();

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { CatalogError } from './domain/catalog/index.js';
-import { ConfigError, HELP_TEXT, describeConfig, resolveCli } from './config.js';
+import { ConfigError, HELP_TEXT, describeConfig, printedKey, resolveCli } from './config.js';
 import { ScenarioError } from './domain/control/scenarios.js';
+import { SnapshotFileError } from './domain/snapshots/service.js';
 import { DatabasePathError } from '../store/db.js';
 import { DatabaseInUseError } from '../store/lock.js';
 import { createLogger } from './logger.js';
@@ -65,10 +66,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<vo
     app = await buildApp({ config, logger });
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
-    // A catalog or scenario file that fails validation, a --db folder that cannot be made or a
-    // database another server holds is a configuration mistake, like a bad flag.
-    const configMistake = err instanceof CatalogError || err instanceof ScenarioError || err instanceof DatabasePathError ||
-      err instanceof DatabaseInUseError;
+    // A catalog, scenario or snapshot file that fails validation, a --db folder that cannot be
+    // made or a database another server holds is a configuration mistake, like a bad flag.
+    const configMistake = err instanceof CatalogError || err instanceof ScenarioError || err instanceof SnapshotFileError ||
+      err instanceof DatabasePathError || err instanceof DatabaseInUseError;
     process.stderr.write(`nodus-mock: ${configMistake ? '' : 'cannot start: '}${(err as Error).message}\n`);
     process.exit(configMistake ? 2 : 1);
   }
@@ -76,7 +77,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<vo
   const { port } = app.server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const key = config.keys ? config.keys[0].key : 'nk_test_local';
+  const key = printedKey(config);
   process.stdout.write(`nodus-mock ${packageVersion()} listening on ${url}\n${sdkExportLine(url, key)}\ninspector: ${url}/_mock/ui/#key=${key}\n`);
 
   let closing = false;

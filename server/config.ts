@@ -124,6 +124,11 @@ export const OPTIONS = {
     help: 'JSON scenario file applied at start: per key clock, faults, recipe overrides, budget, levers (see scenarios/)',
     schema: z.string().min(1).optional(),
   },
+  restore: {
+    flag: 'restore', env: 'NODUS_MOCK_RESTORE', default: undefined,
+    help: 'snapshot file (GET /_mock/snapshot) restored at start into the tenant of the printed key',
+    schema: z.string().min(1).optional(),
+  },
   maxLogBytesPerAttempt: {
     flag: 'max-log-bytes-per-attempt', env: 'NODUS_MOCK_MAX_LOG_BYTES_PER_ATTEMPT', default: '8388608',
     help: 'log bytes kept per stage and generation (default 8 MiB); later lines are dropped',
@@ -139,6 +144,12 @@ export const OPTIONS = {
     flag: 'asset-quota-bytes', env: 'NODUS_MOCK_ASSET_QUOTA_BYTES', default: '1073741824',
     help: 'asset bytes each tenant may store (default 1 GiB); beyond it uploads and imports answer 409',
     schema: z.coerce.number().int().positive().max(2 ** 50),
+  },
+  maxSnapshotBytes: {
+    flag: 'max-snapshot-bytes', env: 'NODUS_MOCK_MAX_SNAPSHOT_BYTES', default: '268435456',
+    help: 'largest snapshot PUT /_mock/snapshot and --restore take (default 256 MiB); a larger body answers 413',
+    // The document is parsed whole, and held as one string first: the bound stays inside a V8 string.
+    schema: z.coerce.number().int().positive().max(2 ** 29 - 24),
   },
   webhookHosts: {
     flag: 'webhook-hosts', env: 'NODUS_MOCK_WEBHOOK_HOSTS', default: 'loopback,host.docker.internal',
@@ -274,6 +285,11 @@ export function defaultConfig(overrides: Partial<Config> = {}): Config {
   const result = resolveCli([], {});
   if (result.kind !== 'run') throw new Error('unreachable');
   return { ...result.config, ...overrides };
+}
+
+/** The key the start-up lines print: the first configured one, else open mode's local key. */
+export function printedKey(config: Pick<Config, 'keys'>): string {
+  return config.keys ? config.keys[0].key : 'nk_test_local';
 }
 
 /** What the start-up log shows: everything but key material. */

@@ -15,6 +15,7 @@ import { createRLEventStore } from './rl-events.js';
 import { createScenarioStateStore } from './scenario-state.js';
 import { createSecretStore } from './secrets.js';
 import { createSettingsStore } from './settings.js';
+import { createSnapshotStore } from './snapshot.js';
 import { createTenantStore } from './tenants.js';
 import { createWorkloadRuntimeStore } from './workload-runtime.js';
 import { createTenantCache } from './tenant-cache.js';
@@ -106,6 +107,7 @@ function createStore(db: Db, unlock: () => void) {
     secrets: createSecretStore(db),
     connections: createConnectionStore(db),
     compute: createComputeStore(db),
+    snapshot: createSnapshotStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
       const value = inTransaction.immediate(fn) as T;

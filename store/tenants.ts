@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
 import type { TenantCache } from './tenant-cache.js';
 
@@ -13,11 +14,13 @@ export interface KeyMove {
   from: string;
   to: string;
 }
+/** The tenant's row as the cache keeps it: its clock, and the hex key its cursors are signed with (null: older than these keys). */
+type TenantRow = ClockRow & { cursorKey: string | null };
 
 export function createTenantStore(db: Db, cache: TenantCache) {
   const insertTenant = db.prepare(
-    `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms)
-     VALUES (?, ?, ?, ?)`,
+    `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms, cursor_key)
+     VALUES (?, ?, ?, ?, ?)`,
   );
   const insertKey = db.prepare(
     'INSERT OR IGNORE INTO api_keys (key_hash, key_id, tenant_id, created_at_ms) VALUES (?, ?, ?, ?)',
@@ -30,11 +33,12 @@ export function createTenantStore(db: Db, cache: TenantCache) {
   const strays = db.prepare<[], { key_hash: string }>(
     "SELECT key_hash FROM api_keys WHERE tenant_id != 'tn_' || substr(key_hash, 1, 20)",
   ).pluck();
-  const clock = db.prepare<[string], ClockRow>(
+  const tenant = db.prepare<[string], TenantRow>(
     `SELECT clock_mode AS mode, clock_scale AS scale, clock_anchor_wall_ms AS anchorWallMs,
-            clock_anchor_virtual_ms AS anchorVirtualMs
+            clock_anchor_virtual_ms AS anchorVirtualMs, cursor_key AS cursorKey
      FROM tenants WHERE id = ?`,
   );
+  const setCursorKey = db.prepare('UPDATE tenants SET cursor_key = ? WHERE id = ?');
   const updateClock = db.prepare(
     `UPDATE tenants SET clock_mode = ?, clock_scale = ?, clock_anchor_wall_ms = ?, clock_anchor_virtual_ms = ?
      WHERE id = ?`,
@@ -44,7 +48,7 @@ export function createTenantStore(db: Db, cache: TenantCache) {
     /** Registers the key (and its tenant) on first use; answers the tenant the key belongs to. */
     register: db.transaction(
       (keyHash: string, keyId: string, tenantId: string, wallMs: number): { tenantId: string; keyId: string } => {
-        insertTenant.run(tenantId, wallMs, wallMs, wallMs);
+        insertTenant.run(tenantId, wallMs, wallMs, wallMs, randomBytes(32).toString('hex'));
         insertKey.run(keyHash, keyId, tenantId, wallMs);
         const row = keyTenant.get(keyHash)!;
         return { tenantId: row.tenant_id, keyId: row.key_id };
@@ -63,21 +67,28 @@ export function createTenantStore(db: Db, cache: TenantCache) {
       for (const { keyHash, tenantId } of wanted) {
         const row = keyTenant.get(keyHash);
         if (!row || row.tenant_id === tenantId) continue;
-        insertTenant.run(tenantId, wallMs, wallMs, wallMs);
+        insertTenant.run(tenantId, wallMs, wallMs, wallMs, randomBytes(32).toString('hex'));
         moveKey.run(tenantId, keyHash);
         moves.push({ keyId: row.key_id, from: row.tenant_id, to: tenantId });
       }
       return moves;
     },
-    clock(tenantId: string): ClockRow {
+    clock(tenantId: string): TenantRow {
       return cache.read(tenantId, 'clock', () => {
-        const row = clock.get(tenantId);
+        const row = tenant.get(tenantId);
         if (!row) throw new Error(`unknown tenant ${tenantId}`);
         return row;
       });
     },
     setClock(tenantId: string, row: ClockRow): void {
       updateClock.run(row.mode, row.scale, row.anchorWallMs, row.anchorVirtualMs, tenantId);
+    },
+    /** The hex key the tenant's cursors are signed with; null for a tenant older than these keys. */
+    cursorKey(tenantId: string): string | null {
+      return this.clock(tenantId).cursorKey;
+    },
+    setCursorKey(tenantId: string, key: string | null): void {
+      setCursorKey.run(key, tenantId);
     },
   };
 }

@@ -20,6 +20,7 @@ const main = document.getElementById('main');
 const clockBar = document.getElementById('clock');
 const notice = document.getElementById('notice');
 const tenantLabel = document.getElementById('tenant');
+const snapshotButton = document.getElementById('snapshot');
 
 let api;
 let clock;
@@ -46,6 +47,7 @@ const go = (params) => {
 
 function askForKey(message) {
   tenantLabel.textContent = '';
+  snapshotButton.hidden = true;
   replace(clockBar);
   const input = h('input', { name: 'key', type: 'password', placeholder: 'nk_test_…', autocomplete: 'off', size: 40, required: true });
   replace(main, h('form', {
@@ -72,6 +74,9 @@ async function start() {
   try {
     const me = await api.get('/v1/me');
     tenantLabel.textContent = `tenant ${me.tenant}`;
+    // docs/snapshots.md: the file `nodus-mock --restore` opens.
+    snapshotButton.onclick = (e) => download({ download: '/_mock/snapshot', name: `nodus-mock-snapshot-${me.tenant}.json` }, e.currentTarget);
+    snapshotButton.hidden = false;
   } catch (err) {
     if (err instanceof CallError && err.status === 401) {
       sessionStorage.removeItem(KEY_STORAGE);

@@ -6,6 +6,7 @@ import mockEvidenceRoutes from './evidence.js';
 import mockFaultRoutes from './faults.js';
 import mockRequestRoutes from './requests.js';
 import mockResetRoutes from './reset.js';
+import mockSnapshotRoutes from './snapshot.js';
 import mockWebhookRoutes from './webhooks.js';
 import mockWorkloadRoutes from './workloads.js';
 
@@ -25,6 +26,7 @@ const mock: FastifyPluginAsync = async (app) => {
   await app.register(mockFaultRoutes);
   await app.register(mockRequestRoutes);
   await app.register(mockResetRoutes);
+  await app.register(mockSnapshotRoutes);
   await app.register(mockEvidenceRoutes);
   await app.register(mockAssetRoutes);
   await app.register(mockWebhookRoutes);

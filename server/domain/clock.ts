@@ -73,6 +73,12 @@ export class VirtualClock {
     return this.view(tenantId);
   }
 
+  /** Mode and scale as saved, at the virtual time `nowMs` from now on. */
+  restore(tenantId: string, mode: ClockMode, scale: number, nowMs: number): ClockView {
+    this.store.tenants.setClock(tenantId, { mode, scale, anchorWallMs: this.wallNow(), anchorVirtualMs: nowMs });
+    return this.view(tenantId);
+  }
+
   private compute(row: ClockRow, wall: number): ClockView {
     const mode = row.mode ?? this.config.clock;
     const scale = row.scale ?? this.config.timeScale;

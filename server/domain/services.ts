@@ -11,6 +11,7 @@ import { createControlService } from './control/service.js';
 import { createEvidenceService } from './evidence/service.js';
 import { createLaunchService } from './launches/service.js';
 import { createSecretService } from './secrets/service.js';
+import { createSnapshotService } from './snapshots/service.js';
 import { createWebhookService } from './webhooks/service.js';
 import { createUnitsOfWork } from './unit-of-work.js';
 import { Materialiser } from './workloads/materialise.js';
@@ -55,6 +56,7 @@ export function createServices(options: ServiceOptions) {
     secrets: createSecretService(context),
     connections: createConnectionService(context),
     compute: createComputeService(context),
+    snapshots: createSnapshotService(context),
   };
 }
 

@@ -83,6 +83,11 @@ export class TenantUnit {
     return this.moved(this.clock.resetToDefaults(this.tenantId));
   }
 
+  /** The clock a snapshot saved: its mode and scale, resuming at its virtual time. */
+  restoreClock(mode: ClockMode, scale: number, nowMs: number): ClockView {
+    return this.moved(this.clock.restore(this.tenantId, mode, scale, nowMs));
+  }
+
   private moved(view: ClockView): ClockView {
     this.now = view.nowMs;
     this.tenantMaterialised = false;

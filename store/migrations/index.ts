@@ -8,6 +8,7 @@ import webhooks from './007-webhooks.js';
 import levers from './008-levers.js';
 import keyedOperations from './009-keyed-operations.js';
 import connections from './010-connections.js';
+import tenantCursorKeys from './011-tenant-cursor-keys.js';
 
 interface Migration {
   version: number;
@@ -16,4 +17,4 @@ interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers, keyedOperations, connections];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers, keyedOperations, connections, tenantCursorKeys];

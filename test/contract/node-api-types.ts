@@ -5,7 +5,8 @@
  */
 import type { z } from 'zod';
 import type { Fault as FaultSchema, FaultRule as FaultRuleSchema, JournalEntry as JournalEntrySchema } from '../../openapi/mock.js';
-import type { Fault, FaultRule, JournalEntry } from '../../index.js';
+import type { SnapshotRestored as SnapshotRestoredSchema } from '../../openapi/snapshot.js';
+import type { Fault, FaultRule, JournalEntry, MockSnapshotRestored } from '../../index.js';
 
 /** true only when A and B are the same type: every field, its optionality and its type. */
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
@@ -16,6 +17,8 @@ assertTrue<Equals<FaultRule, z.input<typeof FaultRuleSchema>>>();
 assertTrue<Equals<Fault, z.output<typeof FaultSchema>>>();
 // What mock.requests() resolves with: GET /_mock/requests' entries.
 assertTrue<Equals<JournalEntry, z.output<typeof JournalEntrySchema>>>();
+// What mock.restore(doc) resolves with: PUT /_mock/snapshot's answer.
+assertTrue<Equals<MockSnapshotRestored, z.output<typeof SnapshotRestoredSchema>>>();
 
 // The check itself tells a field that became optional, or wider, from the same type.
 // @ts-expect-error an optional field is drift

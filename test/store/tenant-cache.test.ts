@@ -1,6 +1,7 @@
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { openStore, type Store } from '../../store/index.js';
+import { SNAPSHOT_TABLES, type SnapshotTables } from '../../store/snapshot.js';
 import { CACHED } from '../../store/tenant-cache.js';
 import { tempDbPath, type Teardown } from '../helpers/server.js';
 
@@ -45,6 +46,13 @@ const fault = (s: Store, id: string, source: 'api' | 'scenario') =>
   s.faults.insert({ id, tenantId: TN, method: null, path: '/v1/rl-runs', times: 2, after: 0, action: '{}', source, createdAtMs: 1 });
 const record = (workloadId: string) => ({ fingerprint: 'f', workloadId, createdAtMs: 1, expiresAtMs: 2 });
 const reset = { write: (s: Store) => s.reset.deleteTenantData(TN) };
+/** A restore's insert of one row (each table's statement is its own, prepared at one line). */
+const restored = (table: keyof SnapshotTables, row: SnapshotTables[keyof SnapshotTables][number]) => ({
+  write: (s: Store) => s.snapshot.insert(TN, {
+    ...(Object.fromEntries(Object.keys(SNAPSHOT_TABLES).map((name) => [name, []])) as unknown as SnapshotTables),
+    [table]: [row],
+  }),
+});
 
 const CASES: Record<Kind, Case> = {
   clock: {
@@ -52,6 +60,7 @@ const CASES: Record<Kind, Case> = {
     setup: register,
     writers: {
       'tenants.setClock': { write: (s) => s.tenants.setClock(TN, { mode: 'manual', scale: null, anchorWallMs: 5, anchorVirtualMs: 7 }) },
+      'tenants.setCursorKey': { write: (s) => s.tenants.setCursorKey(TN, 'ab'.repeat(32)) },
       // Makes the tenant row: an unknown tenant's clock throws, and that is not kept either.
       'tenants.register': { setup: () => {}, write: register },
     },
@@ -67,6 +76,8 @@ const CASES: Record<Kind, Case> = {
       'faults.insert': { write: (s) => fault(s, 'flt_new', 'api') },
       'faults.delete': { write: (s) => s.faults.delete(TN, 'flt_api') },
       'faults.clear': { write: (s) => s.faults.clear(TN) },
+      // One statement per table, prepared at one line: a restore's insert of any cached table.
+      'snapshot.insert': restored('faults', { seq: 99, id: 'flt_restored', method: null, path: '/v1/me', times: 1, after_count: 0, seen: 0, applied: 0, action: '{}', source: 'api', created_at_ms: 1 }),
       'faults.clear of one source': { write: (s) => s.faults.clear(TN, 'scenario') },
       'faults.count, seen only': { write: (s) => s.faults.count(TN, [s.faults.get(TN, 'flt_api')!.seq], undefined) },
       'faults.count, applied': { write: (s) => s.faults.count(TN, [], s.faults.get(TN, 'flt_api')!.seq) },
@@ -81,6 +92,7 @@ const CASES: Record<Kind, Case> = {
     },
     writers: {
       'admission.setOverride': { write: (s) => s.admission.setOverride(TN, 'rcp_a', { available: false, unavailableReason: 'no' }) },
+      'snapshot.insert': restored('recipe_overrides', { recipe_id: 'rcp_b', available: 0, unavailable_reason: 'restored' }),
       'reset.deleteTenantData': reset,
     },
   },
@@ -93,6 +105,7 @@ const CASES: Record<Kind, Case> = {
     writers: {
       'admission.setBudget': { write: (s) => s.admission.setBudget(TN, { monthlySpendCapUsd: 200, monthToDateUsd: 1 }) },
       'admission.deleteBudget': { write: (s) => s.admission.deleteBudget(TN) },
+      'snapshot.insert': { setup: register, ...restored('budgets', { monthly_spend_cap_usd: 7, month_to_date_usd: 1 }) },
       'reset.deleteTenantData': reset,
     },
   },
@@ -104,6 +117,7 @@ const CASES: Record<Kind, Case> = {
     },
     writers: {
       'levers.setLevers': { write: (s) => s.levers.setLevers(TN, { reviewExpiry: false, unrecoverableErrorRate: null }) },
+      'snapshot.insert': { setup: register, ...restored('tenant_levers', { review_expiry: 1, unrecoverable_error_rate: 0.5 }) },
       'reset.deleteTenantData': reset,
     },
   },
@@ -115,6 +129,7 @@ const CASES: Record<Kind, Case> = {
     },
     writers: {
       'idempotency.save': { write: (s) => s.idempotency.save(TN, 'launch', 'k1', record('second')) },
+      'snapshot.insert': { setup: register, ...restored('idempotency_keys', { scope: 'launch', key: 'k1', fingerprint: 'f', workload_id: null, created_at_ms: 1, expires_at_ms: 2 }) },
       'reset.deleteTenantData': reset,
     },
   },

@@ -210,3 +210,25 @@ t.test('an output downloads through the key, with the bytes its SHA-256 names', 
   for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
   t.equal(createHash('sha256').update(readFileSync(file)).digest('hex'), results![3], 'the saved file is the output');
 });
+
+t.test('"download snapshot" saves the tenant\'s document, which restores into a fresh server', async (t) => {
+  const s = await startServer(t, { clock: 'manual' });
+  const { id } = await launchRun(s, EVALUATE);
+  await advance(s, 120);
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage();
+  const folder = dirname(tempDbPath(t));
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: folder });
+  await page.goto(inspectorUrl(s, s.key));
+  await ready(page, 'workloads');
+  await page.click('#snapshot');
+  const tenant = (await s.call('GET', '/v1/me')).body.tenant;
+  const file = join(folder, `nodus-mock-snapshot-${tenant}.json`);
+  for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  t.match(saved, { format: 'nodus-mock.snapshot', version: 1 });
+  const fresh = await startServer(t, { clock: 'manual' });
+  t.equal((await fresh.call('PUT', '/_mock/snapshot', { body: saved })).status, 200);
+  t.same((await fresh.call('GET', `/v1/workloads/${id}`)).body.status, (await s.call('GET', `/v1/workloads/${id}`)).body.status);
+});

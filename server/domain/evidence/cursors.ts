@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Store } from '../../../store/index.js';
 import type { SecretName } from '../../../store/settings.js';
 import { DomainError } from '../errors.js';
 
@@ -14,6 +15,17 @@ export const CURSOR_SECRET: SecretName = 'cursor';
 /** Log cursors have their own: an RL event cursor is not a log cursor, even for the same workload. */
 export const LOG_CURSOR_SECRET: SecretName = 'log-cursor';
 const MAC_CHARS = 22;
+
+/**
+ * The key one kind of cursor is signed with for a tenant: derived from the tenant's own cursor key,
+ * which its snapshot carries, so a restored tenant (on this server or another) mints and accepts
+ * the cursors the original did; the kind goes into the derivation, so an RL event cursor is still
+ * no log cursor. A tenant older than these keys has none and keeps the server's secret.
+ */
+export function cursorSecret(store: Store, tenantId: string, kind: SecretName): Buffer {
+  const key = store.tenants.cursorKey(tenantId);
+  return key === null ? store.settings.secret(kind) : createHmac('sha256', Buffer.from(key, 'hex')).update(kind).digest();
+}
 
 function mac(secret: Buffer, workloadId: string, seq: number): string {
   return createHmac('sha256', secret).update(`${workloadId}\n${seq}`).digest('base64url').slice(0, MAC_CHARS);

@@ -6,7 +6,7 @@ import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { CURSOR_SECRET, LOG_CURSOR_SECRET, mintCursor, positionAfter } from './cursors.js';
+import { CURSOR_SECRET, cursorSecret, LOG_CURSOR_SECRET, mintCursor, positionAfter } from './cursors.js';
 import { gradingResults, putGradingPlan } from './grading.js';
 import { ingestBody, ingestReported, type IngestJson, type IngestQuery } from './ingest.js';
 import { summarise } from './summary.js';
@@ -45,7 +45,7 @@ export function createEvidenceService(deps: DomainContext) {
     /** Up to `limit` RL events after the cursor `after`, keyset-paged. */
     eventPage(tenantId: string, id: string, after: string | undefined, limit: number): EventPage {
       return materialisedRead(tenantId, id, (row) => {
-        const secret = store.settings.secret(CURSOR_SECRET);
+        const secret = cursorSecret(store, tenantId, CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload');
         // One consistent snapshot: rows and counters read in the same transaction.
         const rows = store.rlEvents.page(row.id, afterSeq, limit + 1);
@@ -74,7 +74,7 @@ export function createEvidenceService(deps: DomainContext) {
     liveLog(tenantId: string, id: string, after: string | undefined, member: string | undefined): LogLinePage {
       return materialisedRead(tenantId, id, (row) => {
         if (member !== undefined) throw noMember(row.id, member);
-        const secret = store.settings.secret(LOG_CURSOR_SECRET);
+        const secret = cursorSecret(store, tenantId, LOG_CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload\'s log');
         const lines = store.runtime.logs(row.id, afterSeq, LIVE_PAGE_LINES);
         return {

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { dateTime } from './primitives.js';
+
+/**
+ * A tenant's whole state as one document (GET and PUT /_mock/snapshot, docs/snapshots.md). The
+ * tables are the store's own, row for row, every column but the tenant's id:
+ * test/store/snapshot.test.ts fails when a column here and in the database differ.
+ */
+
+export const SNAPSHOT_FORMAT = 'nodus-mock.snapshot';
+/** The newest version this server writes and reads; every older one stays readable. */
+export const SNAPSHOT_VERSION = 1;
+
+const int = z.number().int();
+const real = z.number();
+const text = z.string();
+const flag = z.union([z.literal(0), z.literal(1)]).meta({ type: 'integer' });
+const maybe = <T extends z.ZodType>(schema: T) => schema.nullable();
+const rows = <T extends z.ZodRawShape>(shape: T, max?: number) => {
+  const list = z.array(z.strictObject(shape));
+  return max === undefined ? list : list.max(max);
+};
+
+const tables = z.strictObject({
+  workloads: rows({
+    id: text, kind: z.enum(['recipe', 'custom']), name: maybe(text), payload: text, spec: text, estimated_cost_usd: real,
+    revision: int, created_at_ms: int, materialised_to_ms: int, status: text, updated_at_ms: int, spend_usd: real,
+    generation: int, rl_event_count: int, rl_event_bytes: int, dropped_events: int, truncated: flag, settled: flag,
+  }),
+  assets: rows({
+    seq: int, id: text, kind: z.enum(['upload', 'url', 'github', 'huggingface', 'connection_query']), name: text,
+    state: z.enum(['importing', 'ready', 'failed', 'deleted']), revision: text, sha256: text, bytes: int.min(0),
+    created_at_ms: int, ready_at_ms: maybe(int), deleted_at_ms: maybe(int), error: maybe(text),
+    archive: maybe(z.enum(['tar', 'tar.gz', 'zip'])), files: maybe(text), idempotency_key: maybe(text),
+    query_hash: maybe(text), export: maybe(text),
+  }),
+  idempotency_keys: rows({ scope: text, key: text, fingerprint: text, workload_id: maybe(text), created_at_ms: int, expires_at_ms: int }),
+  recipe_overrides: rows({ recipe_id: text, available: flag, unavailable_reason: maybe(text) }),
+  budgets: rows({ monthly_spend_cap_usd: real, month_to_date_usd: real }, 1),
+  tenant_levers: rows({ review_expiry: flag, unrecoverable_error_rate: maybe(real.min(0).max(1)) }, 1),
+  reviews: rows({ token: text, valid_until_ms: int }),
+  faults: rows({
+    seq: int, id: text, method: maybe(text), path: text, times: int.min(1), after_count: int.min(0), seen: int.min(0),
+    applied: int.min(0), action: text, source: z.enum(['api', 'scenario']), created_at_ms: int,
+  }),
+  request_journal: rows({
+    id: int, seq: int, at_ms: int, wall_ms: int, method: text, path: text, query: text, status: maybe(int),
+    request_id: text, idempotency_key: maybe(text), replayed: flag, fault: maybe(text), fault_id: maybe(text),
+    body: maybe(text), body_json: flag, body_bytes: int, body_truncated: flag, duration_ms: real,
+  }),
+  scenario_applied: rows({ entry_sha256: text, applied_at_ms: int }, 1),
+  webhooks: rows({ url: text, secret: text, enabled: flag, since_ms: int, updated_at_ms: int }, 1),
+  workload_interventions: rows({ seq: int, workload_id: text, at_ms: int, kind: text, args: text }),
+  workload_events: rows({ seq: int, workload_id: text, event_id: text, event_type: text, payload: text, created_at_ms: int }),
+  rl_events: rows({
+    seq: int, workload_id: text, stage_id: text, generation: int, received_at_ms: int, event_id: text, phase: text,
+    task_id: text, attempt: int, kind: text, event: text,
+  }),
+  workload_logs: rows({ seq: int, workload_id: text, stage_id: text, generation: int, at_ms: int, line: text }),
+  workload_log_attempts: rows({ workload_id: text, stage_id: text, generation: int, bytes: int, truncated: flag }),
+  grading_plans: rows({ workload_id: text, revision: int, plan_sha256: text, simulated: flag, created_at_ms: int }),
+  grading_receipts: rows({ workload_id: text, revision: int, attempt_id: text, created_at_ms: int, receipt: text }),
+  workload_assets: rows({ workload_id: text, asset_id: text }),
+  asset_contents: rows({ asset_id: text, part: int, data: z.base64().describe('the part\'s bytes, base64') }),
+  webhook_deliveries: rows({
+    seq: int, id: text, workload_id: text, type: text, body: text, created_at_ms: int,
+    state: z.enum(['pending', 'delivered', 'failed']), due_at_ms: maybe(int), tries: int, attempts: int, last_error: maybe(text),
+  }),
+  webhook_attempts: rows({
+    delivery_seq: int, attempt: int, url: text, wall_ms: int, at_ms: int, status_code: maybe(int), error: maybe(text),
+    latency_ms: real, next_retry_at_ms: maybe(int), fault_id: maybe(text),
+  }),
+});
+
+type Tables = z.output<typeof tables>;
+
+type Reference = [keyof Tables, string, keyof Tables, string];
+const workloadRows = (...tables: (keyof Tables)[]): Reference[] => tables.map((table) => [table, 'workload_id', 'workloads', 'id']);
+
+/** Rows that name a parent row by a column, and where that parent's key is in the same document. */
+const REFERENCES: Reference[] = [
+  ...workloadRows('idempotency_keys', 'workload_interventions', 'workload_events', 'rl_events', 'workload_logs',
+    'workload_log_attempts', 'grading_plans', 'grading_receipts', 'workload_assets', 'webhook_deliveries'),
+  ['workload_assets', 'asset_id', 'assets', 'id'],
+  ['asset_contents', 'asset_id', 'assets', 'id'],
+  ['webhook_attempts', 'delivery_seq', 'webhook_deliveries', 'seq'],
+];
+
+/**
+ * A row naming a workload, asset or delivery the document does not hold would attach this
+ * tenant's state to another tenant's row (the database's foreign keys cannot tell them apart).
+ */
+function checkReferences(t: Tables, ctx: z.RefinementCtx): void {
+  for (const [table, column, parent, key] of REFERENCES) {
+    const keys = new Set<unknown>((t[parent] as Record<string, unknown>[]).map((row) => row[key]));
+    (t[table] as Record<string, unknown>[]).forEach((row, index) => {
+      const value = row[column];
+      if (value !== null && !keys.has(value)) {
+        ctx.addIssue({ code: 'custom', path: [table, index, column], message: `names ${parent} ${key} ${String(value)}, which this snapshot does not hold` });
+      }
+    });
+  }
+}
+
+export const SnapshotTenant = z
+  .strictObject({
+    clock: z.strictObject({
+      mode: z.enum(['realtime', 'manual']),
+      scale: z.number().positive().max(1_000_000).describe('virtual seconds per wall second in realtime mode'),
+      now_ms: int.min(0).describe('the virtual time the snapshot was taken at; a restored clock resumes from it'),
+    }),
+    cursor_key: z.string().regex(/^[0-9a-f]{64}$/).nullable()
+      .describe('the key the tenant\'s cursors are signed with (null: a tenant older than these keys, whose cursors the server signed)'),
+    tables: tables.superRefine(checkReferences),
+  })
+  .describe('every column of every table the tenant owns, but its id; BLOBs as base64');
+
+export const Snapshot = z
+  .strictObject({
+    format: z.literal(SNAPSHOT_FORMAT),
+    version: int.min(1).refine((v) => v <= SNAPSHOT_VERSION, `is newer than this server reads (${SNAPSHOT_VERSION}): restore it with a newer nodus-mock`),
+    created_at: dateTime,
+    mock_version: text.describe('the nodus-mock version that wrote it'),
+    tenant: SnapshotTenant,
+  })
+  .meta({ id: 'MockSnapshot' });
+
+export const SnapshotRestored = z
+  .object({
+    restored: z.literal(true),
+    rows: z.record(z.string(), z.number().int()).describe('rows restored per table'),
+  })
+  .meta({ id: 'MockSnapshotRestored' });
+
+export type SnapshotDocument = z.output<typeof Snapshot>;
+
+/** docs/snapshot.schema.json: the format as JSON Schema (draft 2020-12), for tools outside this server. */
+export function snapshotJsonSchema(): string {
+  const schema = z.toJSONSchema(Snapshot, { target: 'draft-2020-12', unrepresentable: 'any' });
+  return `${JSON.stringify({ title: 'nodus-mock tenant snapshot', ...schema }, null, 2)}\n`;
+}

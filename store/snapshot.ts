@@ -1,0 +1,128 @@
+import type { Db } from './db.js';
+
+/**
+ * How a table's rows belong to a tenant: by their own `tenant_id`, or through the row of another
+ * table they name (`column` = `parent.key`).
+ */
+type Owner = { by: 'tenant' } | { by: 'parent'; column: string; parent: string; key: string };
+
+const tenantRows: Owner = { by: 'tenant' };
+const ofWorkload: Owner = { by: 'parent', column: 'workload_id', parent: 'workloads', key: 'id' };
+
+/**
+ * Every table a snapshot carries, in the order a restore inserts them (parents first). The rows
+ * go out whole, every column but `tenant_id` (the target's), ids and sequence numbers included:
+ * they are on the wire, in cursors and in webhook bodies. test/store/snapshot.test.ts fails when a
+ * table owned by a tenant is neither here nor in NOT_IN_SNAPSHOT: add new tables to one of them.
+ */
+export const SNAPSHOT_TABLES = {
+  workloads: tenantRows,
+  assets: tenantRows,
+  idempotency_keys: tenantRows,
+  recipe_overrides: tenantRows,
+  budgets: tenantRows,
+  tenant_levers: tenantRows,
+  reviews: tenantRows,
+  faults: tenantRows,
+  request_journal: tenantRows,
+  scenario_applied: tenantRows,
+  webhooks: tenantRows,
+  workload_interventions: ofWorkload,
+  workload_events: ofWorkload,
+  rl_events: ofWorkload,
+  workload_logs: ofWorkload,
+  workload_log_attempts: ofWorkload,
+  grading_plans: ofWorkload,
+  grading_receipts: ofWorkload,
+  workload_assets: ofWorkload,
+  asset_contents: { by: 'parent', column: 'asset_id', parent: 'assets', key: 'id' },
+  webhook_deliveries: tenantRows,
+  webhook_attempts: { by: 'parent', column: 'delivery_seq', parent: 'webhook_deliveries', key: 'seq' },
+} as const satisfies Record<string, Owner>;
+
+/**
+ * Tables owned by a tenant that a snapshot leaves out, and why. A table of tenant secret values
+ * belongs here: their values are never exported.
+ */
+export const NOT_IN_SNAPSHOT: Record<string, string> = {
+  api_keys: 'keys stay the target tenant\'s own: a restore replaces state, not credentials',
+};
+
+export type SnapshotTable = keyof typeof SNAPSHOT_TABLES;
+/** A row as the document holds it: SQL values, BLOBs as base64 text. */
+export type SnapshotRow = Record<string, string | number | null>;
+export type SnapshotTables = Record<SnapshotTable, SnapshotRow[]>;
+
+/** A row the database refused on restore (a clash with another tenant's id, a broken reference). */
+export class SnapshotRowError extends Error {
+  override name = 'SnapshotRowError';
+  constructor(
+    readonly table: SnapshotTable,
+    readonly index: number,
+    /** The column named by the constraint, when SQLite names one. */
+    readonly column: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Column {
+  name: string;
+  blob: boolean;
+}
+
+/** The column a failed UNIQUE or PRIMARY KEY constraint names first (`... failed: table.column, ...`). */
+function constraintColumn(table: string, message: string): string | undefined {
+  return new RegExp(`constraint failed: ${table}\\.(\\w+)`).exec(message)?.[1];
+}
+
+export function createSnapshotStore(db: Db) {
+  const tables = (Object.entries(SNAPSHOT_TABLES) as [SnapshotTable, Owner][]).map(([table, owner]) => {
+    const columns = (db.pragma(`table_info(${table})`) as { name: string; type: string }[])
+      .filter((c) => c.name !== 'tenant_id')
+      .map((c): Column => ({ name: c.name, blob: c.type === 'BLOB' }));
+    const list = columns.map((c) => c.name).join(', ');
+    const select = owner.by === 'tenant'
+      ? db.prepare(`SELECT ${list} FROM ${table} WHERE tenant_id = ? ORDER BY rowid`)
+      : db.prepare(`SELECT ${columns.map((c) => `t.${c.name}`).join(', ')} FROM ${table} t
+          JOIN ${owner.parent} p ON p.${owner.key} = t.${owner.column} WHERE p.tenant_id = ? ORDER BY t.rowid`);
+    const names = owner.by === 'tenant' ? ['tenant_id', ...columns.map((c) => c.name)] : columns.map((c) => c.name);
+    const insert = db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
+    return { table, owner, columns, select, insert };
+  });
+
+  return {
+    /** The tenant's rows of every table in SNAPSHOT_TABLES, each table in insertion order. */
+    read(tenantId: string): SnapshotTables {
+      return Object.fromEntries(tables.map(({ table, columns, select }) => [
+        table,
+        (select.all(tenantId) as SnapshotRow[]).map((row) => {
+          for (const c of columns) if (c.blob && row[c.name] !== null) row[c.name] = (row[c.name] as unknown as Buffer).toString('base64');
+          return row;
+        }),
+      ])) as SnapshotTables;
+    },
+
+    /**
+     * Inserts a document's rows for the tenant, whose own rows must be gone already; throws a
+     * SnapshotRowError at the first row the database refuses. Run inside the caller's
+     * transaction, which that error rolls back whole.
+     */
+    insert(tenantId: string, rows: SnapshotTables): void {
+      for (const { table, owner, columns, insert } of tables) {
+        rows[table].forEach((row, index) => {
+          const values = columns.map((c) => (c.blob && row[c.name] !== null ? Buffer.from(row[c.name] as string, 'base64') : row[c.name]));
+          try {
+            insert.run(...(owner.by === 'tenant' ? [tenantId, ...values] : values));
+          } catch (err) {
+            if ((err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
+              throw new SnapshotRowError(table, index, constraintColumn(table, (err as Error).message), (err as Error).message);
+            }
+            throw err;
+          }
+        });
+      }
+    },
+  };
+}

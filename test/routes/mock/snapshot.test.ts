@@ -1,0 +1,211 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { snapshotJsonSchema } from '../../../openapi/snapshot.js';
+import { packageRoot } from '../../../server/boot/package-info.js';
+import { advance, launchRun, legCounting } from '../../helpers/rl.js';
+import { freshKey, startServer, type Teardown, type TestServer } from '../../helpers/server.js';
+import { startReceiver } from '../../helpers/webhook-receiver.js';
+
+/** Both servers run alike: a restored tenant continues as the original does only under the same settings. */
+const SETTINGS = { clock: 'manual', maxEventsPerWorkload: 20 } as const;
+
+const ok = async (s: TestServer, method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
+  const res = await s.call(method, path, { body, headers });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body;
+};
+
+async function upload(s: TestServer, text: string, name: string): Promise<string> {
+  const res = await s.call('POST', `/v1/assets/upload?name=${name}`, { raw: text, headers: { 'content-type': 'application/octet-stream' } });
+  if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
+/** A tenant with every kind of state: runs finished, recovered with drops, frozen and running; an asset; a webhook with deliveries; faults; levers; a journal. */
+async function everything(t: Teardown, s: TestServer) {
+  const receiver = await startReceiver(t);
+  await ok(s, 'PUT', '/v1/webhooks', { url: receiver.url, secret: 'whsec_' + Buffer.from('snapshot-test-secret-0123456789').toString('base64') });
+  await ok(s, 'PUT', '/_mock/levers', { review_expiry: true, unrecoverable_error_rate: 0.25 });
+  await ok(s, 'PUT', '/_mock/budget', { monthly_spend_cap_usd: 500 });
+  await ok(s, 'POST', '/_mock/faults', { method: 'GET', path: '/v1/me', times: 1, action: { type: 'error', status: 503, error: 'unavailable' } });
+  await ok(s, 'POST', '/_mock/faults', { method: 'POST', path: '/v1/workloads', after: 50, action: { type: 'delay', ms: 1 } });
+  if ((await s.call('GET', '/v1/me')).status !== 503) throw new Error('the first fault rule did not apply');
+
+  const done = await launchRun(s, legCounting({ evaluation_tasks: 12, seed: 3 }), 'run-done');
+  await advance(s, 120);
+  await ok(s, 'POST', `/_mock/workloads/${done.id}/recover`, { replay_last: 3 });
+  await advance(s, 4000);
+  const frozen = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 6, seed: 7 }), 'run-frozen');
+  const running = await launchRun(s, legCounting({ evaluation_tasks: 8, seed: 11 }), 'run-running');
+  await advance(s, 150);
+  await ok(s, 'POST', `/v1/workloads/${frozen.id}/freeze`, {}, { 'idempotency-key': 'freeze-1' });
+  const code = await upload(s, 'print("train")\n', 'train.py');
+  const custom = await ok(s, 'POST', '/v1/workloads', {
+    requirements: {},
+    outcome: { max_cost_usd: 3.0 },
+    continuity: { mode: 'checkpointed', resume_on_interruption: true },
+    source: { image: 'python:3.11-slim', command: ['python', 'train.py'], asset_id: code },
+  }, { 'idempotency-key': 'custom-1' });
+  await advance(s, 30);
+  await ok(s, 'POST', '/_mock/webhooks/flush');
+  return { receiver, workloads: [done.id, frozen.id, running.id, custom.id as string], assets: [code] };
+}
+
+/** Every GET of the served document, its path filled with the tenant's ids, plus pages followed by their cursors. */
+async function reads(s: TestServer, ids: { workloads: string[]; assets: string[] }): Promise<Record<string, unknown>> {
+  const doc = JSON.parse(readFileSync(join(packageRoot(), 'openapi/openapi.json'), 'utf8'));
+  const environments = (await ok(s, 'GET', '/v1/rl-environments')).environments as { id: string; examples?: { id: string }[] }[];
+  const out: Record<string, unknown> = {};
+  const read = async (path: string) => {
+    const res = await s.call('GET', path);
+    out[path] = { status: res.status, body: res.body };
+    return res.body;
+  };
+  for (const template of Object.keys(doc.paths).filter((p) => doc.paths[p].get && !p.startsWith('/healthz') && !p.startsWith('/readyz') && p !== '/_mock/snapshot')) {
+    const fills: string[] = [];
+    if (template.includes('{environment}')) {
+      for (const env of environments) {
+        if (!template.includes('{example}')) fills.push(template.replace('{environment}', env.id));
+        else for (const ex of env.examples ?? []) fills.push(template.replace('{environment}', env.id).replace('{example}', ex.id));
+      }
+    } else if (template.startsWith('/v1/workloads/{id}')) {
+      fills.push(...ids.workloads.map((id) => template.replace('{id}', id)));
+    } else if (template.includes('{id}')) {
+      fills.push(...ids.assets.map((id) => template.replace('{id}', id)));
+    } else fills.push(template);
+    for (const path of fills) {
+      if (path.includes('{name}')) {
+        const outputs = (await read(path.replace('/{name}', ''))) as { outputs?: { name: string }[] };
+        for (const o of outputs.outputs ?? []) await read(path.replace('{name}', encodeURIComponent(o.name)));
+      } else await read(path);
+    }
+  }
+  for (const id of ids.workloads) {
+    // Pages after a cursor, and the cursor each page answers: the same text on both servers.
+    let page = await read(`/v1/workloads/${id}/rl-events?limit=7`) as { next_cursor: string };
+    page = await read(`/v1/workloads/${id}/rl-events?limit=7&after=${encodeURIComponent(page.next_cursor)}`) as { next_cursor: string };
+    const live = await read(`/v1/workloads/${id}/logs/live`) as { next_cursor?: string };
+    if (live.next_cursor) await read(`/v1/workloads/${id}/logs/live?after=${encodeURIComponent(live.next_cursor)}`);
+    await read(`/v1/workloads/${id}/events?after=2`);
+    await read(`/v1/workloads/${id}/rl-grading-results?revision=1`);
+  }
+  await read('/v1/workloads?limit=2&offset=1');
+  return out;
+}
+
+/** Facts of the wall clock and of the one request (its id): never the same twice, on one server or two. */
+const WALL_FIELDS = new Set(['wall_at', 'latency_ms', 'duration_ms', 'request_id']);
+function withoutWall(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutWall);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !WALL_FIELDS.has(k)).map(([k, v]) => [k, withoutWall(v)]));
+}
+
+/** The reads of one tenant as the other would answer them: the tenant and key ids are each server's own. */
+function asTenant(value: unknown, from: { tenant: string; keyId: string }, to: { tenant: string; keyId: string }): unknown {
+  return JSON.parse(JSON.stringify(value).replaceAll(from.tenant, to.tenant).replaceAll(from.keyId, to.keyId));
+}
+
+t.test('a snapshot restored on a fresh server answers every read as the original, and moves on as the original does', async (t) => {
+  const a = await startServer(t, SETTINGS);
+  const ids = await everything(t, a);
+  const snapshot = await a.call('GET', '/_mock/snapshot');
+  t.equal(snapshot.status, 200);
+  t.match(snapshot.headers.get('content-type'), /^application\/json/);
+  t.match(snapshot.body, { format: 'nodus-mock.snapshot', version: 1, mock_version: String });
+  const tables = snapshot.body.tenant.tables;
+  t.ok(tables.workloads.some((w: { dropped_events: number }) => w.dropped_events > 0), 'a run dropped events');
+  t.ok(tables.workload_interventions.some((i: { kind: string }) => i.kind === 'recover'), 'a recovered run');
+  t.ok(tables.webhook_attempts.length > 0 && tables.webhooks[0].secret.startsWith('whsec_'), 'the webhook, its secret and attempts');
+  t.ok(tables.asset_contents.length > 0 && tables.idempotency_keys.length >= 4 && tables.request_journal.length > 0);
+  t.ok(tables.faults.some((f: { applied: number }) => f.applied === 1), 'a fault rule with its counters');
+
+  const b = await startServer(t, SETTINGS);
+  const restored = await b.call('PUT', '/_mock/snapshot', { body: snapshot.body });
+  t.equal(restored.status, 200, restored.text);
+  t.equal(restored.body.rows.workloads, 4);
+  t.equal(restored.body.rows.rl_events, tables.rl_events.length);
+
+  const again = (await b.call('GET', '/_mock/snapshot')).body;
+  t.same({ ...again, created_at: null }, { ...snapshot.body, created_at: null }, 'the restored tenant snapshots to the same document');
+
+  const me = async (s: TestServer) => {
+    const body = (await s.call('GET', '/v1/me')).body;
+    return { tenant: body.tenant as string, keyId: body.key_id as string };
+  };
+  const journalA = (await a.call('GET', '/_mock/requests?limit=1000')).body;
+  t.same((await b.call('GET', '/_mock/requests?limit=1000')).body, journalA, 'the journal, row for row');
+  const [whoA, whoB] = [await me(a), await me(b)];
+
+  // The journal also notes these reads themselves, each with its wall time and request id.
+  t.same(withoutWall(asTenant(await reads(b, ids), whoB, whoA)), withoutWall(await reads(a, ids)), 'every read, before the clocks move');
+
+  // A's cursors are B's: the restored tenant signs with the key the snapshot carried.
+  const first = await a.call('GET', `/v1/workloads/${ids.workloads[0]}/rl-events?limit=3`);
+  t.same((await b.call('GET', `/v1/workloads/${ids.workloads[0]}/rl-events?limit=3`)).body, first.body, 'the same page and cursor');
+  const next = `/v1/workloads/${ids.workloads[0]}/rl-events?limit=3&after=${encodeURIComponent(first.body.next_cursor)}`;
+  t.same((await b.call('GET', next)).body, (await a.call('GET', next)).body, 'a cursor the original minted pages the restored tenant');
+
+  await advance(a, 600);
+  await advance(b, 600);
+  await ok(a, 'POST', `/v1/workloads/${ids.workloads[1]}/resume`, {}, { 'idempotency-key': 'resume-1' });
+  await ok(b, 'POST', `/v1/workloads/${ids.workloads[1]}/resume`, {}, { 'idempotency-key': 'resume-1' });
+  await advance(a, 5000);
+  await advance(b, 5000);
+  await ok(a, 'POST', '/_mock/webhooks/flush');
+  await ok(b, 'POST', '/_mock/webhooks/flush');
+  t.same(withoutWall(asTenant(await reads(b, ids), whoB, whoA)), withoutWall(await reads(a, ids)), 'every read, after the same advances');
+
+  const replayed = await b.call('POST', '/v1/rl-runs', { body: {}, headers: { 'idempotency-key': 'run-done' } });
+  t.not(replayed.status, 202, 'a different body under a restored key is not a new launch');
+  const resent = await b.call('POST', '/v1/workloads/' + ids.workloads[1] + '/freeze', { body: {}, headers: { 'idempotency-key': 'freeze-1' } });
+  t.ok(resent.status < 500);
+});
+
+t.test('the document the server writes is valid against the committed JSON Schema', async (t) => {
+  const s = await startServer(t, SETTINGS);
+  await everything(t, s);
+  const schema = JSON.parse(readFileSync(join(packageRoot(), 'docs/snapshot.schema.json'), 'utf8'));
+  const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
+  const doc = (await s.call('GET', '/_mock/snapshot')).body;
+  t.ok(validate(doc), JSON.stringify(validate.errors));
+  t.notOk(validate({ ...doc, format: 'other' }), 'and the schema refuses another format');
+});
+
+t.test('a bad snapshot is refused with the path of its first problem, and changes nothing', async (t) => {
+  const s = await startServer(t, { ...SETTINGS, maxSnapshotBytes: 4_000_000 });
+  await launchRun(s, legCounting({ seed: 5 }));
+  await advance(s, 60);
+  const before = (await s.call('GET', '/_mock/snapshot')).body;
+  const text = JSON.stringify(before);
+  const other = freshKey();
+  await launchRun(s, legCounting({ seed: 6 }), 'other-run', other);
+  const othersRun = (await s.call('GET', '/_mock/snapshot', { key: other })).body.tenant.tables.workloads[0];
+
+  const tables = before.tenant.tables;
+  const bad: [string, string | Uint8Array, number, string, RegExp][] = [
+    ['not JSON', 'not json', 400, 'invalid_json', /not valid JSON/],
+    ['truncated', text.slice(0, text.length / 2), 400, 'invalid_json', /not valid JSON/],
+    ['another format', JSON.stringify({ ...before, format: 'localstack.pod' }), 400, 'invalid_snapshot', /^body\.format: /],
+    ['a newer version', JSON.stringify({ ...before, version: 2 }), 400, 'invalid_snapshot', /^body\.version: is newer than this server reads \(1\)/],
+    ['a field of the wrong type', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, workloads: [{ ...tables.workloads[0], revision: 'one' }] } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.workloads\.0\.revision: /],
+    ['a table missing', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, rl_events: undefined } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.rl_events: /],
+    ['a row naming a workload it does not hold', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, workloads: [] } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.idempotency_keys\.0\.workload_id: names workloads id/],
+    ['an id another tenant holds', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, workloads: [...tables.workloads, othersRun] } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.workloads\.1\.id: is already taken/],
+    ['over the size limit', JSON.stringify({ ...before, mock_version: 'x'.repeat(4_000_000) }), 413, 'payload_too_large', /./],
+  ];
+  for (const [what, raw, status, code, message] of bad) {
+    const res = await s.call('PUT', '/_mock/snapshot', { raw, headers: { 'content-type': 'application/json' } });
+    t.equal(res.status, status, `${what}: ${res.text.slice(0, 300)}`);
+    t.equal(res.body.error, code, what);
+    t.match(res.body.message, message, what);
+  }
+  t.same({ ...(await s.call('GET', '/_mock/snapshot')).body, created_at: null }, { ...before, created_at: null }, 'the tenant is as it was');
+  t.equal((await s.call('PUT', '/_mock/snapshot', { body: before })).status, 200, 'its own snapshot restores over itself');
+});
+
+t.test('docs/snapshot.schema.json is what the schema generates (npm run openapi)', async (t) => {
+  t.equal(readFileSync(join(packageRoot(), 'docs/snapshot.schema.json'), 'utf8'), snapshotJsonSchema());
+});
