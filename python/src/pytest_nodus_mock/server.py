@@ -57,11 +57,12 @@ class NodusMockServer:
         keeper.stdin.close()
         try:
             os.killpg(keeper.pid, signal.SIGTERM)
-            keeper.wait(timeout=30)
         except ProcessLookupError:
             pass
+        try:
+            keeper.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(keeper.pid, signal.SIGKILL)
+            keeper.kill()
             keeper.wait()
         shutil.rmtree(self._folder, ignore_errors=True)
         if not _running:
@@ -94,12 +95,13 @@ def start_server(command):
 def _wait_for_url(server, log_path):
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
+        exited = server._keeper.poll() is not None
         with open(log_path, errors="replace") as log:
             text = log.read()
         match = re.search(r"listening on (http://\S+)\n", text)
         if match and "inspector:" in text:
             return match.group(1)
-        if server._keeper.poll() is not None:
+        if exited:
             server.stop()
             raise NodusMockStartError(_exit_reason(server.command, text))
         time.sleep(0.05)
