@@ -32,5 +32,5 @@ t.test('the pytest plugin, installed by pip, passes its own suite against the bu
     if (c.outcome === 'skipped') t.pass(c.name, { skip: c.detail });
     else t.equal(c.outcome, 'passed', c.name, { detail: c.detail });
   }
-  t.equal(r.status, 0, `pytest exit code\n${r.stdout}${r.stderr}`);
+  t.equal(r.status, 0, 'pytest exits 0', { stdout: r.stdout, stderr: r.stderr });
 });
