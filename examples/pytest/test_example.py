@@ -1,5 +1,9 @@
-"""What a test against the mock looks like with the Nodus SDK installed (`pip install nodus-compute`)."""
-import nodus
+"""What a test against the mock looks like with the Nodus SDK installed (`pip install nodus-compute`).
+
+No conftest: the pytest-nodus-mock plugin brings the `nodus_mock` fixture."""
+import pytest
+
+nodus = pytest.importorskip("nodus", reason="the Nodus SDK is not installed (pip install nodus-compute)")
 
 
 def test_launch_is_safe_to_retry(nodus_mock):

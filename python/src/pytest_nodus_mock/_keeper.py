@@ -1,0 +1,69 @@
+"""Runs the server command in a process group of its own and ends that group when pytest goes.
+
+pytest holds the write end of this process's stdin. When pytest exits, cleanly or by SIGKILL, the
+pipe reaches end of file and the keeper stops the group: the command (often a wrapper such as npx,
+which would not pass a signal on) and the server under it. SIGTERM, SIGINT and SIGHUP do the same.
+The keeper also leaves when the command does, so pytest sees a server that could not start exit.
+"""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+GRACE_SECONDS = 10
+
+
+def _alive(group):
+    """Whether a process that is not a zombie is still in the group."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == group:
+            return True
+    return False
+
+
+def stop_group(group):
+    """SIGTERM to the whole group, SIGKILL to what is left of it after the grace period."""
+    try:
+        os.killpg(group, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + GRACE_SECONDS
+    while time.monotonic() < deadline and _alive(group):
+        time.sleep(0.05)
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _until_end_of_file(fd):
+    # os.read, not sys.stdin: a buffered reader's lock held by this thread at shutdown aborts Python.
+    while os.read(fd, 4096):
+        pass
+
+
+def main():
+    done = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, lambda *_: done.set())
+    server = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, start_new_session=True)
+    threading.Thread(target=lambda: (_until_end_of_file(0), done.set()), daemon=True).start()
+    threading.Thread(target=lambda: (server.wait(), done.set()), daemon=True).start()
+    while not done.wait(0.2):
+        pass
+    stop_group(server.pid)
+    code = server.wait()
+    sys.exit(code if code >= 0 else 128 - code)
+
+
+if __name__ == "__main__":
+    main()

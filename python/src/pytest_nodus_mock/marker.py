@@ -1,0 +1,86 @@
+"""`@pytest.mark.nodus_mock(...)`: how a test's tenant starts, set through the control API."""
+import json
+import os
+import urllib.parse
+
+from .client import NodusMockError
+
+MARKER = "nodus_mock"
+MARKER_HELP = (
+    "nodus_mock(clock='manual'|'realtime', scenario=PATH, scenario_key=KEY, levers={...}): "
+    "the test's tenant starts with this clock mode, the entry of a scenario file, and these levers"
+)
+OPTIONS = {"clock", "scenario", "scenario_key", "levers"}
+
+
+class MarkerError(Exception):
+    """A marker argument the plugin cannot apply; the message names it."""
+
+
+def apply_marker(mock, marker, test_folder):
+    """The scenario entry first, then `clock`, then `levers`, so the marker's own words win."""
+    if marker is None:
+        return
+    if marker.args:
+        raise MarkerError("nodus_mock takes keyword arguments only: clock=, scenario=, scenario_key=, levers=")
+    unknown = sorted(set(marker.kwargs) - OPTIONS)
+    if unknown:
+        raise MarkerError(f"nodus_mock: unknown argument {', '.join(unknown)} (known: {', '.join(sorted(OPTIONS))})")
+    options = marker.kwargs
+    if options.get("scenario") is not None:
+        path = os.path.join(test_folder, os.fspath(options["scenario"]))
+        apply_entry(mock, path, *scenario_entry(path, options.get("scenario_key")))
+    elif options.get("scenario_key") is not None:
+        raise MarkerError("nodus_mock: scenario_key= needs scenario=")
+    clock = options.get("clock")
+    if clock is not None:
+        if clock not in ("manual", "realtime"):
+            raise MarkerError(f"nodus_mock: clock must be 'manual' or 'realtime', not {clock!r}")
+        mock.control("PUT", "/_mock/clock", {"mode": clock})
+    levers = options.get("levers")
+    if levers is not None:
+        if not isinstance(levers, dict):
+            raise MarkerError(f"nodus_mock: levers must be a dict such as {{'review_expiry': True}}, not {levers!r}")
+        mock.control("PUT", "/_mock/levers", levers)
+
+
+def scenario_entry(path, key):
+    """The file's entry for `key`, or its only entry; answers (key, entry)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            keys = json.load(file)["keys"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise MarkerError(f"nodus_mock: scenario {path}: cannot read its `keys`: {err}") from None
+    if key is None:
+        if len(keys) != 1:
+            raise MarkerError(f"nodus_mock: scenario {path} has {len(keys)} entries; choose one with scenario_key= ({', '.join(keys)})")
+        key = next(iter(keys))
+    if key not in keys:
+        raise MarkerError(f"nodus_mock: scenario {path} has no entry {key!r} ({', '.join(keys)})")
+    return key, keys[key]
+
+
+def apply_entry(mock, path, key, entry):
+    """What the server does with an entry at start, as control calls in the same order."""
+    where = f'{path}: keys["{key}"]'
+    unknown = sorted(set(entry) - {"clock", "faults", "recipes", "budget", "levers"})
+    if unknown:
+        raise MarkerError(f"nodus_mock: scenario {where}: unknown field {', '.join(unknown)}")
+    calls = [("POST", "/_mock/faults", rule) for rule in entry.get("faults", [])]
+    calls += [("PATCH", "/_mock/recipes/" + urllib.parse.quote(recipe, safe=""), update)
+              for recipe, update in entry.get("recipes", {}).items()]
+    if "budget" in entry:
+        calls.append(("PUT", "/_mock/budget", entry["budget"]))
+    if "levers" in entry:
+        calls.append(("PUT", "/_mock/levers", entry["levers"]))
+    if "clock" in entry:
+        clock = dict(entry["clock"])
+        seconds = clock.pop("advance_seconds", None)
+        calls.append(("PUT", "/_mock/clock", clock))
+        if seconds is not None:
+            calls.append(("POST", "/_mock/clock/advance", {"seconds": seconds}))
+    for method, route, body in calls:
+        try:
+            mock.control(method, route, body)
+        except NodusMockError as err:
+            raise MarkerError(f"nodus_mock: scenario {where}: {err}") from None

@@ -1,0 +1,308 @@
+"""The plugin as a user meets it: installed by pip, found through its entry point, no conftest."""
+import json
+import os
+import re
+import signal
+import subprocess
+import shlex
+import time
+import urllib.request
+
+import pytest
+
+from conftest import tagged_processes, wait_for_no_process
+
+# What an inner test uses to talk to /v1 the way an SDK would: from the environment only.
+HTTP = '''
+import json, os, urllib.error, urllib.request
+
+def get(path):
+    request = urllib.request.Request(os.environ["NODUS_BASE_URL"] + path,
+                                     headers={"Authorization": "Bearer " + os.environ["NODUS_API_KEY"]})
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        return err.code, None
+'''
+
+SECTION = re.compile(r"-+ nodus-mock -+\n(.*?)(?:\n=+ |\n_+ )", re.S)
+
+
+def sections(result):
+    return SECTION.findall(result.stdout.str())
+
+
+def test_a_passing_test_reaches_its_own_tenant_and_writes_nothing(pytester, run):
+    pytester.makepyfile(wire=HTTP)
+    pytester.makepyfile(test_pass='''
+from wire import get
+import os
+
+keys = []
+
+def test_one(nodus_mock, nodus_mock_server):
+    assert os.environ["NODUS_BASE_URL"] == nodus_mock.url == nodus_mock_server.url
+    assert os.environ["NODUS_API_KEY"] == nodus_mock.api_key and nodus_mock.api_key.startswith("nk_test_")
+    status, me = get("/v1/me")
+    assert status == 200
+    before = nodus_mock.control("GET", "/_mock/clock")
+    assert before["mode"] == "manual"
+    after = nodus_mock.advance(3600)
+    assert after > before["now"]
+    rule = nodus_mock.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 503, "error": "unavailable"}})
+    assert get("/v1/rl-recipes")[0] == 503
+    assert [r["path"] for r in nodus_mock.requests()] == ["/v1/rl-recipes", "/v1/me"]
+    assert [r["fault_id"] for r in nodus_mock.requests(path="/v1/rl-recipes")] == [rule["id"]]
+    assert nodus_mock.inspector("wl_1") == nodus_mock.url + "/_mock/ui/#key=" + nodus_mock.api_key + "&workload=wl_1"
+    keys.append((nodus_mock.api_key, me["tenant"]))
+
+def test_two_is_another_tenant(nodus_mock):
+    status, me = get("/v1/me")
+    assert nodus_mock.api_key != keys[0][0] and me["tenant"] != keys[0][1]
+    assert nodus_mock.requests() == [{**nodus_mock.requests()[0]}] and nodus_mock.control("GET", "/_mock/faults")["faults"] == []
+''')
+    result = run("--nodus-mock-artifacts", "artifacts", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    assert sections(result) == []
+    assert not (pytester.path / "artifacts").exists()
+    assert not list(pytester.path.glob(".pytest_cache/d/nodus-mock"))
+
+
+FAILING = '''
+from wire import get
+
+def test_fails(nodus_mock):
+    for n in range(25):
+        get(f"/v1/workloads/wl_{n}")
+    nodus_mock.fault({"method": "GET", "path": "/v1/me", "action": {"type": "reset"}})
+    try:
+        get("/v1/me")
+    except OSError:
+        pass
+    nodus_mock.fault({"method": "POST", "path": "/v1/rl-runs", "action": {"type": "error", "status": 429, "error": "rate_limited"}})
+    nodus_mock.advance(3600)
+    with open("state.json", "w") as file:
+        json.dump({"key": nodus_mock.api_key, "url": nodus_mock.url,
+                   "clock": nodus_mock.control("GET", "/_mock/clock"),
+                   "faults": nodus_mock.control("GET", "/_mock/faults")["faults"]}, file)
+    assert False, "on purpose"
+
+def test_passes(nodus_mock):
+    get("/v1/me")
+'''.replace("from wire import get", "import json\nfrom wire import get")
+
+
+def failing_run(pytester, run, *args):
+    pytester.makepyfile(wire=HTTP)
+    pytester.makepyfile(test_fail=FAILING)
+    result = run(*args)
+    result.assert_outcomes(passed=1, failed=1)
+    [section] = sections(result)
+    state = json.loads((pytester.path / "state.json").read_text())
+    return section, state
+
+
+def snapshot_line(section):
+    """The snapshot's path, or a skip when the server predates GET /_mock/snapshot."""
+    match = re.search(r"^snapshot: (.*)$", section, re.M)
+    assert match, section
+    if "could not be taken" in match.group(1):
+        assert "no GET /_mock/snapshot (404 not_found); a newer one has" in match.group(1)
+        pytest.skip("this nodus-mock answers 404 to GET /_mock/snapshot")
+    return match.group(1)
+
+
+def test_a_failing_test_reports_its_inspector_link_and_last_20_requests(pytester, run):
+    section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
+    lines = section.splitlines()
+    assert lines[0] == f"inspector: {state['url']}/_mock/ui/#key={state['key']}"
+    assert lines[1] == "journal (last 20, oldest first):"
+    expected = [f"  GET /v1/workloads/wl_{n} 404" for n in range(6, 25)] + ["  GET /v1/me unanswered (reset)"]
+    assert lines[2:22] == expected
+    assert lines[22].startswith("snapshot: ")
+    # Only the failing test's section, and only its snapshot.
+    assert section.count("inspector:") == 1
+
+
+def test_the_failing_test_snapshot_is_written_under_the_artifacts_folder_and_restores(pytester, run, server_command):
+    section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
+    path = snapshot_line(section)
+    assert os.path.dirname(path) == str(pytester.path / "artifacts")
+    assert re.fullmatch(r"test_fail\.py_test_fails-[0-9a-f]{8}\.json", os.path.basename(path))
+    assert os.listdir(pytester.path / "artifacts") == [os.path.basename(path)], "the passing test wrote nothing"
+    assert f"open it: npx nodus-mock --restore {path}" in section
+    with open(path) as file:
+        document = json.load(file)
+    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 1
+    restored = restore(server_command, path)
+    assert restored["clock"] == state["clock"]
+    assert [(f["method"], f["path"], f["remaining"]) for f in restored["faults"]] == \
+        [(f["method"], f["path"], f["remaining"]) for f in state["faults"]]
+
+
+def restore(command, path):
+    """Starts `command --restore PATH` as a user would and reads the printed key's clock and faults."""
+    server = subprocess.Popen([*shlex.split(command), "--restore", path, "--port", "0", "--db", ":memory:", "--log-level", "warn"],
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        printed = ""
+        for line in server.stdout:
+            printed += line
+            if line.startswith("inspector:"):
+                break
+        url = re.search(r"listening on (http://\S+)", printed).group(1)
+        key = re.search(r"NODUS_API_KEY=(\S+)", printed).group(1)
+
+        def control(route):
+            request = urllib.request.Request(url + route, headers={"Authorization": "Bearer " + key})
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read())
+        return {"clock": control("/_mock/clock"), "faults": control("/_mock/faults")["faults"]}
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def test_without_the_option_the_snapshot_goes_under_the_pytest_cache(pytester, run):
+    section, _ = failing_run(pytester, run)
+    path = snapshot_line(section)
+    assert os.path.dirname(path) == str(pytester.path / ".pytest_cache" / "d" / "nodus-mock")
+    assert os.path.exists(path)
+
+
+def test_the_marker_sets_clock_levers_and_a_scenario_entry(pytester, run):
+    pytester.makefile(".json", one=json.dumps({"keys": {"nk_test_any": {
+        "clock": {"mode": "manual", "advance_seconds": 7200},
+        "faults": [{"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 429, "error": "rate_limited", "retry_after": 1}}],
+        "recipes": {"reasoning-gym-leg-counting": {"available": False, "unavailable_reason": "paused"}},
+        "budget": {"monthly_spend_cap_usd": 10},
+        "levers": {"unrecoverable_error_rate": 1}}}}))
+    pytester.makefile(".json", two=json.dumps({"keys": {"nk_test_a": {"levers": {"review_expiry": True}},
+                                                        "nk_test_b": {"clock": {"mode": "realtime", "scale": 5}}}}))
+    pytester.makepyfile(test_marker='''
+import pytest
+from datetime import datetime
+
+def now(mock):
+    return datetime.fromisoformat(mock.control("GET", "/_mock/clock")["now"].replace("Z", "+00:00"))
+
+@pytest.mark.nodus_mock(clock="realtime")
+def test_realtime(nodus_mock):
+    assert nodus_mock.control("GET", "/_mock/clock")["mode"] == "realtime"
+
+@pytest.mark.nodus_mock(levers={"review_expiry": True})
+def test_levers(nodus_mock):
+    assert nodus_mock.control("PUT", "/_mock/levers", {})["review_expiry"] is True
+
+@pytest.mark.nodus_mock(scenario="one.json")
+def test_scenario(nodus_mock):
+    faults = nodus_mock.control("GET", "/_mock/faults")["faults"]
+    assert [(f["path"], f["action"]["status"]) for f in faults] == [("/v1/rl-recipes", 429)]
+    assert nodus_mock.control("PUT", "/_mock/levers", {})["unrecoverable_error_rate"] == 1
+    assert nodus_mock.control("PATCH", "/_mock/recipes/reasoning-gym-leg-counting", {"available": True})["available"] is True
+
+@pytest.mark.nodus_mock(scenario="two.json", scenario_key="nk_test_b", clock="manual")
+def test_scenario_key_and_clock_after_it(nodus_mock):
+    clock = nodus_mock.control("GET", "/_mock/clock")
+    assert (clock["mode"], clock["scale"]) == ("manual", 5)
+
+@pytest.mark.nodus_mock(clock="sometimes")
+def test_bad_clock(nodus_mock):
+    pass
+
+@pytest.mark.nodus_mock(scenario="two.json")
+def test_two_entries(nodus_mock):
+    pass
+
+@pytest.mark.nodus_mock(colour="blue")
+def test_unknown(nodus_mock):
+    pass
+''')
+    result = run("-p", "no:randomly")
+    result.assert_outcomes(passed=4, errors=3)
+    out = result.stdout.str()
+    assert "nodus_mock: clock must be 'manual' or 'realtime', not 'sometimes'" in out
+    assert "has 2 entries; choose one with scenario_key= (nk_test_a, nk_test_b)" in out
+    assert "nodus_mock: unknown argument colour" in out
+
+
+def test_a_scenario_the_server_refuses_names_the_entry(pytester, run):
+    pytester.makefile(".json", bad=json.dumps({"keys": {"nk_test_x": {"faults": [{"path": "/v1/me", "action": {"type": "error", "status": 700}}]}}}))
+    pytester.makepyfile(test_bad='''
+import pytest
+
+@pytest.mark.nodus_mock(scenario="bad.json")
+def test_it(nodus_mock):
+    pass
+''')
+    result = run()
+    result.assert_outcomes(errors=1)
+    out = result.stdout.str()
+    assert f'nodus_mock: scenario {pytester.path / "bad.json"}: keys["nk_test_x"]: POST /_mock/faults: 400 invalid_request: body.action.status' in out
+    assert "During handling" not in out
+
+
+def test_under_xdist_each_worker_has_its_own_server(pytester, run):
+    pytester.makepyfile(test_workers='''
+import json, os, pytest, time
+
+@pytest.mark.parametrize("n", range(8))
+def test_it(nodus_mock, n):
+    time.sleep(0.2)
+    with open(f"seen-{n}.json", "w") as file:
+        json.dump([os.environ["PYTEST_XDIST_WORKER"], nodus_mock.url], file)
+''')
+    result = run("-n", "2")
+    result.assert_outcomes(passed=8)
+    seen = {tuple(json.loads(p.read_text())) for p in pytester.path.glob("seen-*.json")}
+    workers = {worker for worker, _ in seen}
+    assert workers == {"gw0", "gw1"}
+    assert len({url for _, url in seen}) == 2, seen
+
+
+def test_a_failure_under_xdist_carries_its_section(pytester, run):
+    section, state = failing_run(pytester, run, "-n", "2", "--nodus-mock-artifacts", "artifacts")
+    assert section.startswith(f"inspector: {state['url']}/_mock/ui/#key={state['key']}\n")
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_no_server_outlives_an_interrupted_session(pytester, tagged, server_command, how):
+    pytester.makepyfile(test_interrupted=f'''
+import os, signal, urllib.request
+
+def test_it(nodus_mock):
+    urllib.request.urlopen(nodus_mock.url + "/healthz")
+    with open("url", "w") as file:
+        file.write(nodus_mock.url)
+    os.kill(os.getpid(), signal.{how})
+''')
+    pytester.runpytest_subprocess(timeout=120)
+    url = (pytester.path / "url").read_text()
+    assert wait_for_no_process(tagged) == []
+    with pytest.raises(OSError):
+        urllib.request.urlopen(url + "/healthz", timeout=5)
+
+
+def test_a_command_that_is_not_there_says_how_to_install_nodus_mock(pytester, run):
+    pytester.makepyfile(test_missing='''
+def test_it(nodus_mock):
+    pass
+''')
+    result = run("--nodus-mock-cmd", "nodus-mock-that-is-not-installed --flag")
+    result.assert_outcomes(errors=1)
+    out = result.stdout.str()
+    assert "`nodus-mock-that-is-not-installed --flag` exited before it listened" in out
+    assert "Is nodus-mock installed where pytest runs?" in out and "npm install --save-dev /path/to/nodus-mock-<version>.tgz" in out
+    assert "NODUS_MOCK_CMD" in out
+
+
+def test_the_server_is_gone_after_a_normal_session(pytester, run, tagged):
+    pytester.makepyfile(test_url='''
+def test_it(nodus_mock_server):
+    open("url", "w").write(nodus_mock_server.url)
+''')
+    run().assert_outcomes(passed=1)
+    assert tagged_processes(tagged) == []
+    with pytest.raises(OSError):
+        urllib.request.urlopen((pytester.path / "url").read_text() + "/healthz", timeout=5)
