@@ -66,6 +66,15 @@ const tables = z.strictObject({
     seq: int, id: text, workload_id: text, type: text, body: text, created_at_ms: int,
     state: z.enum(['pending', 'delivered', 'failed']), due_at_ms: maybe(int), tries: int, attempts: int, last_error: maybe(text),
   }),
+  // Secrets are names and versions only: their values are never stored, so never exported.
+  secrets: rows({ seq: int, id: text, name: text, version: int.min(1), created_at_ms: int }),
+  connections: rows({
+    seq: int, id: text, name: text, kind: z.enum(['postgres', 'neon', 'supabase', 'wandb']), secret_id: text,
+    secret_version: int.min(1), scope: z.enum(['read', 'write', 'readwrite']), region: maybe(text), branch: maybe(text),
+    entity: maybe(text), project: maybe(text), live_mode: flag, egress_hosts: text, verified_at_ms: int, created_at_ms: int,
+    created_by: text,
+  }),
+  workload_connections: rows({ workload_id: text, connection_id: text }),
   webhook_attempts: rows({
     delivery_seq: int, attempt: int, url: text, wall_ms: int, at_ms: int, status_code: maybe(int), error: maybe(text),
     latency_ms: real, next_retry_at_ms: maybe(int), fault_id: maybe(text),
@@ -80,7 +89,7 @@ const workloadRows = (...tables: (keyof Tables)[]): Reference[] => tables.map((t
 /** Rows that name a parent row by a column, and where that parent's key is in the same document. */
 const REFERENCES: Reference[] = [
   ...workloadRows('idempotency_keys', 'workload_interventions', 'workload_events', 'rl_events', 'workload_logs',
-    'workload_log_attempts', 'grading_plans', 'grading_receipts', 'workload_assets', 'webhook_deliveries'),
+    'workload_log_attempts', 'grading_plans', 'grading_receipts', 'workload_assets', 'webhook_deliveries', 'workload_connections'),
   ['workload_assets', 'asset_id', 'assets', 'id'],
   ['asset_contents', 'asset_id', 'assets', 'id'],
   ['webhook_attempts', 'delivery_seq', 'webhook_deliveries', 'seq'],

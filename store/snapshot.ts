@@ -38,6 +38,9 @@ export const SNAPSHOT_TABLES = {
   asset_contents: { by: 'parent', column: 'asset_id', parent: 'assets', key: 'id' },
   webhook_deliveries: tenantRows,
   webhook_attempts: { by: 'parent', column: 'delivery_seq', parent: 'webhook_deliveries', key: 'seq' },
+  secrets: tenantRows,
+  connections: tenantRows,
+  workload_connections: ofWorkload,
 } as const satisfies Record<string, Owner>;
 
 /**
