@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { TOO_DEEP } from '../domain/json-depth.js';
 import type { ApiError } from './api-error.js';
 
 /** The remedy an error of this status gets when its code names none of its own. */
@@ -18,7 +19,8 @@ const RETRY = 'retry later; the message says what failed';
  */
 export function sandboxErrorBody(error: ApiError, request: FastifyRequest): Record<string, unknown> {
   const fix = typeof error.extra.fix === 'string' ? error.extra.fix : FIXES[error.status] ?? RETRY;
-  const message = error.code === 'invalid_json'
+  // The depth refusal quotes nothing of the body, and names the limit a client needs to know.
+  const message = error.code === 'invalid_json' && !error.message.includes(TOO_DEEP)
     ? 'request body is not valid JSON, or repeats a key (the parser\'s detail is left out: it could quote the secret)'
     : error.message;
   return { code: error.code, message, fix, url: referenceUrl(request) };
