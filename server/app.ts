@@ -108,12 +108,26 @@ function timeouts(config: Config): Partial<FastifyServerOptions> {
 }
 
 /**
+ * Headers are checked, never replaced by the schema's output: once a route replaces them, Fastify
+ * answers every later read of request.headers with a fresh merge of the raw headers and the
+ * replacement, which each hook of a keyed launch then paid (its profile).
+ */
+const checkingHeadersOnly: typeof validatorCompiler = (route) => {
+  const validate = validatorCompiler(route);
+  if (route.httpPart !== 'headers') return validate;
+  return (data) => {
+    const result = validate(data) as { error?: Error };
+    return result.error ? result : true;
+  };
+};
+
+/**
  * zod validates and serialises every route. Given as the compiler factories rather than set after
  * construction, Fastify never loads ajv and fast-json-stringify only to replace them: about a
  * tenth of a cold start (bench/). Fastify's types describe ajv factories, hence the cast.
  */
 const zodCompilers = {
-  compilersFactory: { buildValidator: () => validatorCompiler, buildSerializer: () => serializerCompiler },
+  compilersFactory: { buildValidator: () => checkingHeadersOnly, buildSerializer: () => serializerCompiler },
 } as unknown as FastifyServerOptions['schemaController'];
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {

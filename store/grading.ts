@@ -12,6 +12,7 @@ export function createGradingStore(db: Db) {
     `INSERT INTO grading_plans (workload_id, revision, plan_sha256, simulated, created_at_ms) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (workload_id, revision) DO UPDATE SET plan_sha256 = excluded.plan_sha256, simulated = excluded.simulated`,
   );
+  const insertPlan = db.prepare('INSERT INTO grading_plans (workload_id, revision, plan_sha256, simulated, created_at_ms) VALUES (?, ?, ?, ?, ?)');
   const plan = db.prepare<[string, number], { revision: number; planSha256: string; simulated: number; createdAtMs: number }>(
     `SELECT revision, plan_sha256 AS planSha256, simulated, created_at_ms AS createdAtMs
      FROM grading_plans WHERE workload_id = ? AND revision = ?`,
@@ -25,6 +26,10 @@ export function createGradingStore(db: Db) {
     'SELECT receipt FROM grading_receipts WHERE workload_id = ? AND revision = ? ORDER BY created_at_ms, attempt_id',
   );
   return {
+    /** The first plan of a workload being created: nothing to replace, no receipts to drop. */
+    addPlan(workloadId: string, p: GradingPlanRow): void {
+      insertPlan.run(workloadId, p.revision, p.planSha256, p.simulated ? 1 : 0, p.createdAtMs);
+    },
     /** Creates or replaces the plan of one revision; replacing drops its receipts. */
     putPlan(workloadId: string, p: GradingPlanRow): void {
       upsertPlan.run(workloadId, p.revision, p.planSha256, p.simulated ? 1 : 0, p.createdAtMs);

@@ -1,8 +1,8 @@
 import type { Db } from './db.js';
-import { idempotencyEntry, type TenantCache } from './tenant-cache.js';
+import { idempotencyEntry, type NOT_CACHED, type TenantCache } from './tenant-cache.js';
 
 /** A keyed admission: what made the request "the same", and the workload it admitted. */
-interface IdempotencyRecord {
+export interface IdempotencyRecord {
   fingerprint: string;
   workloadId: string;
   createdAtMs: number;
@@ -22,6 +22,10 @@ export function createIdempotencyStore(db: Db, cache: TenantCache) {
   return {
     find(tenantId: string, scope: string, key: string): IdempotencyRecord | undefined {
       return cache.read(tenantId, idempotencyEntry(scope, key), () => find.get(tenantId, scope, key));
+    },
+    /** The committed record if memory holds it, without a statement; NOT_CACHED otherwise. */
+    cached(tenantId: string, scope: string, key: string): IdempotencyRecord | typeof NOT_CACHED {
+      return cache.peek<IdempotencyRecord>(tenantId, idempotencyEntry(scope, key));
     },
     /** Replaces an expired record under the same key. */
     save(tenantId: string, scope: string, key: string, r: IdempotencyRecord): void {

@@ -54,6 +54,7 @@ function createStore(db: Db, unlock: () => void) {
     queued = [];
     const outcomes: Outcome[] = [];
     const putBack: (() => void)[] = [];
+    cache.outsideTransaction();
     try {
       inTransaction.immediate(() => {
         for (const { fn } of writes) {
@@ -110,6 +111,7 @@ function createStore(db: Db, unlock: () => void) {
     snapshot: createSnapshotStore(db),
     /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
     write<T>(fn: () => T): T {
+      if (!db.inTransaction) cache.outsideTransaction();
       const value = inTransaction.immediate(fn) as T;
       // Nested in another transaction, this was a SAVEPOINT: the outer commit is the one to count.
       if (!db.inTransaction) checkpointer?.committed();

@@ -24,6 +24,8 @@ export type CachedRows = Exclude<Kind, 'idempotency'> | ReturnType<typeof idempo
 
 export const idempotencyEntry = (scope: string, key: string) => `idempotency ${scope}\n${key}` as const;
 
+export const NOT_CACHED = Symbol('not cached');
+
 /** Tenants remembered at most; a test run makes a tenant per key, so the map must not grow forever. */
 const MAX_TENANTS = 10_000;
 /** Entries per tenant at most: one per replayed idempotency key beyond the fixed kinds. */
@@ -58,13 +60,14 @@ function triggers(kind: Kind): string {
  * Reading a tenant's clock, live fault rules and recipe overrides cost a statement each, with
  * its file locks, on every request (bench/, profile of GET /v1/rl-recipes), yet tests change them
  * a few times per run; a replayed launch spent most of its store time in its one read of the
- * idempotency record. So they are kept in memory, under three rules: only a value read outside
- * any transaction is kept (inside one, the row may be this transaction's own write, which could
- * still roll back); a missing row (undefined) is never kept; and every change to one of these
- * rows forgets its entry within the statement that makes it, before that statement returns. An
- * entry present is therefore the committed row, which no open transaction has written, so
- * transactions read it too (a launch read three of them inside its own); a transaction that rolls
- * back leaves the entry forgotten, and the next read outside one keeps the committed row again.
+ * idempotency record. So they are kept in memory, under three rules: every change to one of these
+ * rows forgets its entry within the statement that makes it, before that statement returns; a
+ * value read inside a transaction is kept only if that transaction had not changed the entry's
+ * rows before the read (the value is then the committed row, which the transaction may still
+ * change, forgetting it, or roll back, leaving it as committed); and a missing row (undefined) is
+ * never kept. An entry present is therefore the committed row, which no open transaction has
+ * written, so transactions read it too: a unit of work reads the tenant's clock, levers and
+ * overrides inside its own, and the second launch of a tenant reads none of them from the file.
  *
  * The forgetting is done by SQLite: a TEMP trigger per table and kind of change calls back into
  * this map, so it covers whichever statement on this connection makes the change (a store function,
@@ -73,6 +76,9 @@ function triggers(kind: Kind): string {
  * JavaScript runs between a row's change and its trigger. The cost is one call per changed row
  * of these tables; reads and every other table are untouched. TEMP triggers live with the
  * connection, not in the file: a tool opening the file without this function is not affected.
+ * The same call notes, while a transaction is open, which entries it changed; the notes are
+ * dropped once no transaction is open (so they never outlive the transaction they describe,
+ * savepoints rolled back included, and a stale note only keeps a value out of memory).
  *
  * The server is the only writer of its file (one process over one SQLite file), so no other
  * change can go unseen. Cached values are shared, so they are frozen: a caller that tried to
@@ -80,22 +86,41 @@ function triggers(kind: Kind): string {
  */
 export function createTenantCache(db: Db) {
   const tenants = new Map<string, Map<CachedRows, unknown>>();
+  /** Entries the open transaction has changed, as `tenant\nrows`: what it reads of them is its own. */
+  const changedInTransaction = new Set<string>();
   db.function('tenant_cache_forget', (tenantId: string, rows: CachedRows) => {
     tenants.get(tenantId)?.delete(rows);
+    if (db.inTransaction) changedInTransaction.add(`${tenantId}\n${rows}`);
   });
   db.exec((Object.keys(CACHED) as Kind[]).map(triggers).join('\n'));
   return {
+    /** What `read` would answer from memory alone, without a statement; NOT_CACHED when only the file knows. */
+    peek<T>(tenantId: string, rows: CachedRows): T | typeof NOT_CACHED {
+      const entries = tenants.get(tenantId);
+      return entries?.has(rows) ? (entries.get(rows) as T) : NOT_CACHED;
+    },
+
     read<T>(tenantId: string, rows: CachedRows, load: () => T): T {
       let entries = tenants.get(tenantId);
       if (entries?.has(rows)) return entries.get(rows) as T;
       const value = deepFreeze(load());
-      if (value === undefined || db.inTransaction) return value;
+      if (value === undefined) return value;
+      if (!db.inTransaction) {
+        if (changedInTransaction.size) changedInTransaction.clear();
+      } else if (changedInTransaction.has(`${tenantId}\n${rows}`)) {
+        return value;
+      }
       if (!entries || entries.size >= MAX_ENTRIES) {
         if (tenants.size >= MAX_TENANTS) tenants.clear();
         tenants.set(tenantId, (entries = new Map()));
       }
       entries.set(rows, value);
       return value;
+    },
+
+    /** Called with no transaction open, before one begins: what the last one changed no longer matters. */
+    outsideTransaction(): void {
+      if (changedInTransaction.size) changedInTransaction.clear();
     },
   };
 }

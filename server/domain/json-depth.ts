@@ -5,8 +5,7 @@ export const TOO_DEEP = `nested deeper than ${MAX_JSON_DEPTH} levels of arrays a
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPENERS = new Set([0x5b, 0x7b]);
-const CLOSERS = new Set([0x5d, 0x7d]);
+const [OPEN_ARRAY, OPEN_OBJECT, CLOSE_ARRAY, CLOSE_OBJECT] = [0x5b, 0x7b, 0x5d, 0x7d];
 
 /**
  * Whether valid JSON text nests deeper than MAX_JSON_DEPTH. JSON.parse itself takes any depth,
@@ -26,9 +25,9 @@ export function nestsTooDeep(text: string): boolean {
         if (d === BACKSLASH) i++;
         else if (d === QUOTE) break;
       }
-    } else if (OPENERS.has(c)) {
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (++depth > MAX_JSON_DEPTH) return true;
-    } else if (CLOSERS.has(c)) depth--;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
   }
   return false;
 }

@@ -36,11 +36,16 @@ export default fp(async function hosts(app) {
   const names = new Set(['localhost', 'host.docker.internal', ...boundAddresses(host), ...(allowedHosts ?? [])]);
   const allowed = (name: string) => names.has(name) || name.endsWith('.localhost') || isLoopbackAddress(name);
   const { flag, env } = OPTIONS.allowedHosts;
+  // A client sends the same Host on every request: the last one allowed is let through unparsed.
+  let lastAllowed: string | undefined;
   app.addHook('onRequest', syncHook((request) => {
     const header = request.headers.host;
-    if (header === undefined) return;
+    if (header === undefined || header === lastAllowed) return;
     const name = hostName(header);
-    if (allowed(name)) return;
+    if (allowed(name)) {
+      lastAllowed = header;
+      return;
+    }
     throw new ApiError(
       403,
       'host_not_allowed',

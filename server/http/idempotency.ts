@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
 import type { IdempotentAnswer } from '../domain/launches/idempotency.js';
 import { IdempotencyKey } from '../../openapi/headers.js';
-import { sendEncodedJson } from './encoded.js';
+import { objectJson, sendEncodedJson } from './encoded.js';
+import { SubmitResult } from '../../openapi/workloads.js';
 import { syncHook } from './sync-hook.js';
 
 const REPLAY_HEADER = 'idempotent-replayed';
@@ -33,13 +34,22 @@ export const keyBeforeBody = syncHook((request) => {
   requireIdempotencyKey(request);
 });
 
+type Submitted = IdempotentAnswer['submitted'];
+const submittedJson = objectJson<typeof SubmitResult, Submitted>(SubmitResult, {
+  id: (s) => JSON.stringify(s.id),
+  workload_id: (s) => JSON.stringify(s.workload_id),
+  status: (s) => JSON.stringify(s.status),
+  revision: (s) => String(s.revision),
+});
+
 /**
  * Answers a keyed admission with 202 Accepted: the earlier answer replayed (and marked) or the
- * new one. Encoded here rather than by the route's serializer: the result is four plain fields,
- * and a launch's whole answer path showed in its profile.
+ * new one. Encoded here rather than by the route's serializer, and by a writer rather than
+ * JSON.stringify: the result is four plain fields, and a replay's whole answer path showed in
+ * its profile.
  */
 export async function answerIdempotently(reply: FastifyReply, answer: Promise<IdempotentAnswer>): Promise<FastifyReply> {
   const { replayed, submitted } = await answer;
   if (replayed) markReplayed(reply);
-  return sendEncodedJson(reply, 202, JSON.stringify(submitted));
+  return sendEncodedJson(reply, 202, submittedJson(submitted));
 }

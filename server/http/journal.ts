@@ -40,6 +40,8 @@ function redact(body: { text: string; json: boolean }, fields: readonly string[]
 
 /** The first 16 KiB, cut back to a character boundary. */
 function cut(text: string): { text: string; truncated: boolean } {
+  // A character is at most 3 UTF-8 bytes (a surrogate pair is 2 characters for 4): most bodies need no copy.
+  if (text.length * 3 <= JOURNAL_BODY_LIMIT_BYTES) return { text, truncated: false };
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= JOURNAL_BODY_LIMIT_BYTES) return { text, truncated: false };
   let end = JOURNAL_BODY_LIMIT_BYTES;

@@ -194,6 +194,39 @@ for (const [kind, c] of Object.entries(CASES) as [Kind, Case][]) {
   }
 }
 
+/** A store over a fresh file with `setup`'s rows and nothing read yet. */
+function freshStore(t: Teardown, setup: (s: Store) => void) {
+  const path = tempDbPath(t);
+  const store = openStore(path);
+  t.teardown(() => store.close());
+  setup(store);
+  return { path, store };
+}
+
+for (const [kind, c] of Object.entries(CASES) as [Kind, Case][]) {
+  t.test(`${kind}: read inside a transaction that has not changed it, the committed row is kept`, async (t) => {
+    const { path, store } = freshStore(t, c.setup);
+    const inside = attempt(() => store.write(() => c.read(store)));
+    if (!('value' in inside) || inside.value === undefined) return t.pass('nothing is kept for a read that throws or finds nothing');
+    t.equal(c.read(store), inside.value, 'the read after the commit is the very value read inside');
+    t.same(inside, committed(path, c.read), 'which is the committed row');
+  });
+
+  for (const [name, w] of Object.entries(c.writers)) {
+    t.test(`${kind}: ${name} after a read in the same transaction forgets what was read`, async (t) => {
+      const { path, store } = freshStore(t, w.setup ?? c.setup);
+      const inside = store.write(() => {
+        const read = attempt(() => c.read(store));
+        w.write(store);
+        return read;
+      });
+      const after = committed(path, c.read);
+      t.notSame(after, inside, 'the write changed the committed row');
+      t.same(attempt(() => c.read(store)), after, 'the next read answers the committed row');
+    });
+  }
+}
+
 /** Tries to change `value` at its first level and one level down; answers the paths it could change. */
 function mutable(value: unknown, path = 'value', depth = 0): string[] {
   if (typeof value !== 'object' || value === null) return [];

@@ -2,6 +2,8 @@ import { conflict } from '../errors.js';
 import type { DomainContext } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { submitResult } from '../workloads/rows.js';
+import { NOT_CACHED } from '../../../store/tenant-cache.js';
+import type { IdempotencyRecord } from '../../../store/idempotency.js';
 
 /** The operations a client makes idempotent with a key; a key is scoped to one of them. */
 export type KeyedOperation = 'rl_run.launch' | 'workload.submit' | 'example.run';
@@ -31,8 +33,7 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   const { store, clock, units } = deps;
   const ttlMs = deps.config.idempotencyTtl * 1000;
   /** The earlier answer to replay, a conflict, or undefined when the key is new or expired. */
-  const stored = (nowMs: number): IdempotentAnswer | undefined => {
-    const existing = store.idempotency.find(tenantId, req.operation, key);
+  const replayOf = (existing: IdempotencyRecord | undefined, nowMs: number): IdempotentAnswer | undefined => {
     if (!existing || existing.expiresAtMs <= nowMs) return undefined;
     if (existing.fingerprint !== req.fingerprint) {
       throw conflict(
@@ -42,11 +43,15 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
     }
     return { replayed: true, submitted: submitResult(existing.workloadId) };
   };
-  // A retry needs no write: outside any transaction a record is a committed one, so a plain read
-  // answers it, and only a new or expired key takes the write transaction (and its lock and
-  // commit), which looks again for itself: a duplicate queued in the same group finds the record.
-  return stored(clock.nowMs(tenantId)) ?? await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
-    const replay = stored(unit.nowMs);
+  // A retry whose record memory holds needs no statement at all. Anything else (a new key, or a
+  // record not read since the server started) takes the write transaction, which looks for
+  // itself: a duplicate queued in the same group finds the record. Looking in the file first
+  // would cost every new key a read transaction of its own (the launch profile).
+  const known = store.idempotency.cached(tenantId, req.operation, key);
+  const early = known === NOT_CACHED ? undefined : replayOf(known, clock.nowMs(tenantId));
+  if (early) return early;
+  const answer = await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
+    const replay = replayOf(store.idempotency.find(tenantId, req.operation, key), unit.nowMs);
     if (replay) return replay;
     const workloadId = req.admit(unit);
     // INSERT OR REPLACE: an expired record under the key is replaced.
@@ -58,4 +63,8 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
     });
     return { replayed: false, submitted: submitResult(workloadId) };
   });
+  // Inside the transaction the record could not be kept (it might have been that transaction's
+  // own write); committed now, one read outside any keeps it for the retries after this one.
+  if (answer.replayed) store.idempotency.find(tenantId, req.operation, key);
+  return answer;
 }

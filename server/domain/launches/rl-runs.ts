@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { RLRecipePhase, RLRecipeRequest, RLRunPreview, RLRunRequest } from '../../../openapi/rl-recipes.js';
 import { budgetRefusal, recipeAvailability } from './admission.js';
-import { canonicalSha256 } from '../canonical.js';
+import { canonicalJson, sha256Hex } from '../canonical.js';
 import { Catalog, type CatalogRecipe } from '../catalog/index.js';
 import { isoTime } from '../clock.js';
 import { DomainError } from '../errors.js';
@@ -37,6 +37,8 @@ interface Configuration {
 interface NormalisedRun {
   recipe: CatalogRecipe;
   configuration: Configuration;
+  /** canonicalJson of the configuration: what its review token signs and config_sha256 hashes. */
+  configurationJson: string;
 }
 
 const invalid = (field: string, message: string) => new DomainError('invalid', 'invalid_request', `body.${field}: ${message}`);
@@ -73,7 +75,7 @@ function normalise(catalog: Catalog, request: Request): NormalisedRun {
   };
   // Deprecated and not enforced, but echoed so a launch built from the preview round-trips.
   if (request.max_cost_usd !== undefined) configuration.max_cost_usd = request.max_cost_usd;
-  return { recipe, configuration };
+  return { recipe, configuration, configurationJson: canonicalJson(configuration) };
 }
 
 function phasesFor(run: NormalisedRun): Phase[] {
@@ -160,7 +162,7 @@ export function previewRun(deps: DomainContext, unit: TenantUnit, request: Reque
     };
   }
   const launchable = blocking.length === 0;
-  const token = launchable ? reviewToken(reviewSecret(deps), tenantId, c, recipe) : '';
+  const token = launchable ? reviewToken(reviewSecret(deps), tenantId, run.configurationJson, recipe) : '';
   // Only with the lever on does a preview write: it remembers when its review stops being valid.
   if (token && deps.store.levers.levers(tenantId).reviewExpiry) deps.store.levers.rememberReview(tenantId, token, nowMs + ESTIMATE_VALID_MS);
   return {
@@ -204,7 +206,7 @@ function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, 
         version: recipe.version,
         runtime_image: recipe.runtime.image,
         model_revision: recipe.model_revision,
-        config_sha256: canonicalSha256(c),
+        config_sha256: sha256Hex(run.configurationJson),
         request_sha256: requestSha256,
         review_token: body.review_token,
       },
@@ -222,7 +224,7 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
   const { tenantId, nowMs } = unit;
   const { review_token: token, ...request } = body;
   const run = normalise(deps.catalog, request);
-  if (!sameToken(token, reviewToken(reviewSecret(deps), tenantId, run.configuration, run.recipe))) {
+  if (!sameToken(token, reviewToken(reviewSecret(deps), tenantId, run.configurationJson, run.recipe))) {
     throw new DomainError(
       'conflict',
       'review_changed',
@@ -248,7 +250,7 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
   insertWorkload(deps, tenantId, workload);
   // Recipes with private grading admit a plan for revision 1; the materialiser fills its receipts.
   if (run.recipe.private_grading) {
-    deps.store.grading.putPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
+    deps.store.grading.addPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
   }
   return workload.id;
 }

@@ -65,3 +65,26 @@ t.test('the same key in two tenants at once is two admissions', async (t) => {
   t.same(answers.map((a) => a.replayed), [false, false]);
   t.equal(op.admitted.length, 2);
 });
+
+t.test('a retry replays from memory once the file has answered one: no transaction, however many retries', async (t) => {
+  const d = domainServices(t);
+  const tenant = d.tenant();
+  const op = operation('same');
+  const writeTogether = d.store.writeTogether.bind(d.store);
+  let transactions = 0;
+  d.store.writeTogether = (fn) => {
+    transactions++;
+    return writeTogether(fn);
+  };
+  await admitOnce(d.services.context, tenant, 'k', op.request);
+  t.equal(transactions, 1, 'the admission is one transaction');
+  // Its own INSERT forgot the record from memory: the first retry may need the file.
+  const first = await admitOnce(d.services.context, tenant, 'k', op.request);
+  const afterFirst = transactions;
+  const later = await Promise.all([1, 2, 3].map(() => admitOnce(d.services.context, tenant, 'k', op.request)));
+  t.equal(transactions, afterFirst, 'later retries need no transaction');
+  t.same([first, ...later].map((a) => [a.replayed, a.submitted.id]), Array(4).fill([true, 'wl_test1']));
+  await t.rejects(admitOnce(d.services.context, tenant, 'k', operation('other').request), { refusal: 'conflict', code: 'idempotency_conflict' }, 'a cached record still refuses another body');
+  t.equal(transactions, afterFirst, 'and refuses it without a transaction');
+  t.equal(op.admitted.length, 1);
+});
