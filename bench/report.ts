@@ -11,7 +11,8 @@ function tableRows(figures: readonly Figure[]): string[][] {
     f.title,
     `${value(f.subject.median, f.unit)} (${f.subject.label})`,
     `${value(f.baseline.median, f.unit)} (${f.baseline.label})`,
-    `${f.ratio.toFixed(2)}×`,
+    // A baseline of 0 (a p99 under autocannon's 1 ms resolution) has no ratio.
+    Number.isFinite(f.ratio) ? `${f.ratio.toFixed(2)}×` : '—',
     f.target ? `${f.target.op === '>=' ? '≥' : '≤'} ${f.target.ratio}×` : '—',
     f.pass === undefined ? 'info' : f.pass ? 'pass' : 'MISS',
   ]);

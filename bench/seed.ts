@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson } from '../server/domain/canonical.js';
-import { mintCursor } from '../server/domain/evidence/cursors.js';
+import { CURSOR_SECRET, cursorSecret, mintCursor } from '../server/domain/evidence/cursors.js';
 import { rlEventId } from '../server/simulator/event-ids.js';
+import { openStore } from '../store/index.js';
 import { MAIN, mockArgs, startChild } from './children.js';
 import { advance, benchKey, get, launch, review } from './mock-api.js';
 
@@ -40,7 +41,7 @@ export async function seedDeepWorkload(dir: string, depth: number, log: (m: stri
     const reviewed = await review(mock.url, key, { recipe_id: 'reasoning-gym-leg-counting', recipe_version: '1.0.0', mode: 'evaluate', evaluation_tasks: 4 });
     workloadId = await launch(mock.url, key, reviewed, 'deep');
     await advance(mock.url, key, reviewed.secondsToFinish);
-    // The first page read makes the server create its cursor secret, which minting needs below.
+    // One page read through the API, as a client reads it, before rows are added under it.
     await get(mock.url, key, `/v1/workloads/${workloadId}/rl-events?limit=1`);
   } finally {
     await mock.stop();
@@ -93,7 +94,15 @@ export async function seedDeepWorkload(dir: string, depth: number, log: (m: stri
     sqlite.pragma('wal_checkpoint(TRUNCATE)');
     log(`seeded ${seeded.toLocaleString('en')} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-    const secret = Buffer.from((sqlite.prepare("SELECT value FROM server_settings WHERE name = 'cursor'").get() as { value: string }).value, 'hex');
+    // Cursors are signed with a key derived from the workload's tenant's, as the server mints them.
+    const tenantId = sqlite.prepare('SELECT tenant_id FROM workloads WHERE id = ?').pluck().get(workloadId) as string;
+    const store = openStore(db);
+    let secret: Buffer;
+    try {
+      secret = cursorSecret(store, tenantId, CURSOR_SECRET);
+    } finally {
+      store.close();
+    }
     const seqs = sqlite.prepare('SELECT seq FROM rl_events WHERE workload_id = ? ORDER BY seq').pluck().all(workloadId) as number[];
     return {
       db,
