@@ -76,9 +76,9 @@ function triggers(kind: Kind): string {
  * JavaScript runs between a row's change and its trigger. The cost is one call per changed row
  * of these tables; reads and every other table are untouched. TEMP triggers live with the
  * connection, not in the file: a tool opening the file without this function is not affected.
- * The same call notes, while a transaction is open, which entries it changed; the notes are
- * dropped once no transaction is open (so they never outlive the transaction they describe,
- * savepoints rolled back included, and a stale note only keeps a value out of memory).
+ * The same call notes, while a transaction is open, which entries it changed; the store drops the
+ * notes before each outermost transaction it opens (a note left by another transaction only keeps
+ * a value out of memory).
  *
  * The server is the only writer of its file (one process over one SQLite file), so no other
  * change can go unseen. Cached values are shared, so they are frozen: a caller that tried to
@@ -104,12 +104,7 @@ export function createTenantCache(db: Db) {
       let entries = tenants.get(tenantId);
       if (entries?.has(rows)) return entries.get(rows) as T;
       const value = deepFreeze(load());
-      if (value === undefined) return value;
-      if (!db.inTransaction) {
-        if (changedInTransaction.size) changedInTransaction.clear();
-      } else if (changedInTransaction.has(`${tenantId}\n${rows}`)) {
-        return value;
-      }
+      if (value === undefined || (db.inTransaction && changedInTransaction.has(`${tenantId}\n${rows}`))) return value;
       if (!entries || entries.size >= MAX_ENTRIES) {
         if (tenants.size >= MAX_TENANTS) tenants.clear();
         tenants.set(tenantId, (entries = new Map()));

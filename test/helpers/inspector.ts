@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { advance, launchRun, lifecycleEvents } from './rl.js';
 import type { Teardown, TestServer } from './server.js';
 
@@ -30,6 +30,14 @@ export async function launchBrowser(t: Teardown): Promise<Browser> {
 }
 
 /** The inspector's address for a key, opening one run when given. */
+/** A new tab of a browser the test closes; `errors` collects the page's uncaught errors. */
+export async function openPage(t: Teardown): Promise<{ page: Page; errors: string[] }> {
+  const page = await (await launchBrowser(t)).newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(String(err)));
+  return { page, errors };
+}
+
 export const inspectorUrl = (s: { url: string }, key: string, workload?: string) =>
   `${s.url}/_mock/ui/#key=${encodeURIComponent(key)}${workload ? `&workload=${encodeURIComponent(workload)}` : ''}`;
 

@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
 import { connect, liveWandb } from '../helpers/connections.js';
-import { inspectorUrl, launchBrowser } from '../helpers/inspector.js';
+import { inspectorUrl, openPage } from '../helpers/inspector.js';
 import { advance } from '../helpers/rl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -33,10 +33,7 @@ t.test('a run shows its connection and sweep; the sweep page lists its runs; no 
   const lone = await submit(s, {});
   await advance(s, 200);
 
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(String(err)));
+  const { page, errors } = await openPage(t);
   await page.goto(inspectorUrl(s, s.key));
   await ready(page, 'workloads');
   t.match(await text(page, `tr.workload-row[data-id="${first}"] td:nth-child(1)`), /sweep lr-sweep\s*connection wb/);

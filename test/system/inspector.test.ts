@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
 import { ingest, submitCustom } from '../helpers/evidence.js';
-import { EVALUATE, inspectorUrl, launchBrowser, TRAIN } from '../helpers/inspector.js';
+import { EVALUATE, inspectorUrl, openPage, TRAIN } from '../helpers/inspector.js';
 import { advance, launchRun } from '../helpers/rl.js';
 import { startServer, tempDbPath } from '../helpers/server.js';
 
@@ -35,10 +35,7 @@ t.test('workloads, a run with its charts, the clock, a lever and the journal, in
   const s = await startServer(t, { clock: 'manual' });
   // 50 steps: still training after the 20 minutes this test advances.
   const { id } = await launchRun(s, { ...TRAIN, training_steps: 50 }, 'inspector-train-001');
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(String(err)));
+  const { page, errors } = await openPage(t);
 
   await page.goto(inspectorUrl(s, s.key));
   await ready(page, 'workloads');
@@ -100,8 +97,7 @@ t.test('workloads, a run with its charts, the clock, a lever and the journal, in
 
 t.test('a fault rule added and removed from the page', async (t) => {
   const s = await startServer(t, { clock: 'manual' });
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage();
+  const { page } = await openPage(t);
   await page.goto(`${inspectorUrl(s, s.key)}&view=faults`);
   await ready(page, 'faults');
   await page.$eval('#fault-form input[name="path"]', (el) => { (el as any).value = ''; });
@@ -127,8 +123,7 @@ t.test('a fault rule added and removed from the page', async (t) => {
 
 t.test('without a key in the link the page asks for one; a key the server refuses asks again', async (t) => {
   const s = await startServer(t, { keys: [{ key: 'nk_test_inspector_strict', tenant: 'inspected' }] });
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage();
+  const { page } = await openPage(t);
   // The slashless address redirects; the page's own URLs resolve under /_mock/ui/.
   await page.goto(`${s.url}/_mock/ui`);
   await page.waitForSelector('main[data-state="key"] form.keyform');
@@ -161,8 +156,7 @@ t.test('a run of 100,000 task events opens with one page of them, and pages on b
     if (res.status !== 200 || res.body.accepted !== BATCH) throw new Error(`ingest: ${res.status} ${res.text.slice(0, 200)}`);
   }
 
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage();
+  const { page } = await openPage(t);
   const reads: string[] = [];
   page.on('request', (r) => {
     if (r.url().includes('/rl-events')) reads.push(r.url());
@@ -193,8 +187,7 @@ t.test('an output downloads through the key, with the bytes its SHA-256 names', 
   const s = await startServer(t, { clock: 'manual' });
   const { id } = await launchRun(s, EVALUATE);
   await advance(s, 2 * 3600);
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage();
+  const { page } = await openPage(t);
   const folder = dirname(tempDbPath(t));
   const cdp = await page.createCDPSession();
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: folder });
@@ -215,8 +208,7 @@ t.test('"download snapshot" saves the tenant\'s document, which restores into a 
   const s = await startServer(t, { clock: 'manual' });
   const { id } = await launchRun(s, EVALUATE);
   await advance(s, 120);
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage();
+  const { page } = await openPage(t);
   const folder = dirname(tempDbPath(t));
   const cdp = await page.createCDPSession();
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: folder });
