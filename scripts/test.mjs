@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Runs the compiled tap suite and ends its output with one plain line, `N passed, N failed`
 // (`, N skipped` when any), which CI reads; tap's own last line is an object literal it cannot.
+// Just before that line it repeats each failure (the test file, the failed assertion and the start
+// of its diagnostics): CI keeps only part of a long log, and a failure scrolled out of it is lost.
 // The exit code is tap's. The whole suite measures coverage (package.json's "tap" section sets the
 // floor, and tap fails the run under it); a chosen subset of files does not, since its figures
 // would fall short of a floor set for the whole suite.
@@ -15,8 +17,12 @@ const child = spawn(process.execPath, [tapBin, '--reporter=tap', ...coverage, ..
   env: { ...process.env, FORCE_COLOR: '0' },
 });
 
+const DIAGNOSTIC_LINES = 25;
 let summary;
 let tail = '';
+let file = '';
+const failures = [];
+let diagnostic = null;
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
   const text = tail + chunk.toString('utf8');
@@ -25,12 +31,27 @@ child.stdout.on('data', (chunk) => {
   for (const line of lines) {
     const m = /^# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?(?:, skip: (\d+))?/.exec(line);
     if (m) summary = { pass: +m[2], fail: +(m[3] ?? 0), skip: +(m[4] ?? 0) };
+    const subtest = /^# Subtest: (.*)$/.exec(line);
+    if (subtest) file = subtest[1];
+    if (diagnostic) {
+      if (diagnostic.lines.length < DIAGNOSTIC_LINES) diagnostic.lines.push(line.slice(diagnostic.indent));
+      if (/^\s*\.\.\.$/.test(line)) diagnostic = null;
+      continue;
+    }
+    const failed = /^(\s*)not ok /.exec(line);
+    if (!failed) continue;
+    // A failed assertion fails each test around it too; those lines add nothing to the first.
+    const last = failures.at(-1);
+    if (last?.file === file && last.indent > failed[1].length) continue;
+    diagnostic = { file, indent: failed[1].length, lines: [`${file}:`, line.slice(failed[1].length)] };
+    failures.push(diagnostic);
   }
 });
 child.on('close', (code, signal) => {
   const exit = code ?? (signal ? 1 : 0);
   if (!summary) summary = { pass: 0, fail: exit === 0 ? 0 : 1, skip: 0 };
   if (exit !== 0 && summary.fail === 0) summary.fail = 1;
+  if (failures.length) process.stdout.write(`\nfailures:\n${failures.map((f) => f.lines.join('\n')).join('\n')}\n`);
   const skipped = summary.skip ? `, ${summary.skip} skipped` : '';
   process.stdout.write(`\n${summary.pass} passed, ${summary.fail} failed${skipped}\n`);
   process.exit(exit);

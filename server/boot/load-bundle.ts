@@ -7,7 +7,7 @@ import { packageRoot } from './package-info.js';
 
 /**
  * The server ships as one CommonJS file, dist/bundle/server.cjs, with V8's code cache for it next
- * to it (both written by scripts/bundle.mjs). Compiling the 2.6 MB bundle and then each function
+ * to it (both written by scripts/bundle.mjs). Compiling the 3 MB bundle and then each function
  * a start runs was about a quarter of a cold start. Node 20 has no compile cache for modules, but
  * a classic script compiled through node:vm takes a code cache; V8 refuses one made by another
  * Node version or with other flags, and the script is then compiled as usual.
@@ -35,13 +35,13 @@ export function compileBundle(paths = { bundle: BUNDLE, cache: CODE_CACHE }): Lo
   const { bundle } = paths;
   // latin1: esbuild writes code as ASCII (only comments keep other characters), and a one-byte
   // string is decoded several times faster and is half the size of the two-byte string that UTF-8
-  // decoding makes of the whole bundle once one comment has an en dash.
-  const script = new Script(
-    `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'latin1')}\n})`,
-    { filename: bundle, cachedData: codeCache(bundle, paths.cache) },
-  );
+  // decoding makes of the whole bundle once one comment has an en dash. Node keeps a string read
+  // this large outside V8's heap; compiled as read, it stays there (scripts/bundle.mjs: the file is
+  // a script whose value is the module's body).
+  const script = new Script(readFileSync(bundle, 'latin1'), { filename: bundle, cachedData: codeCache(bundle, paths.cache) });
   const module = { exports: {} as typeof Bundle };
-  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  const body = script.runInThisContext() as (...args: unknown[]) => void;
+  body(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
   return { exports: module.exports, script };
 }
 

@@ -29,7 +29,6 @@ export async function launchBrowser(t: Teardown): Promise<Browser> {
   return browser;
 }
 
-/** The inspector's address for a key, opening one run when given. */
 /** A new tab of a browser the test closes; `errors` collects the page's uncaught errors. */
 export async function openPage(t: Teardown): Promise<{ page: Page; errors: string[] }> {
   const page = await (await launchBrowser(t)).newPage();
@@ -38,6 +37,7 @@ export async function openPage(t: Teardown): Promise<{ page: Page; errors: strin
   return { page, errors };
 }
 
+/** The inspector's address for a key, opening one run when given. */
 export const inspectorUrl = (s: { url: string }, key: string, workload?: string) =>
   `${s.url}/_mock/ui/#key=${encodeURIComponent(key)}${workload ? `&workload=${encodeURIComponent(workload)}` : ''}`;
 

@@ -99,4 +99,14 @@ t.test('the quick start describes the line npm test ends with, skipped tests inc
   const quickStart = /npm test +# (.*)/.exec(text('README.md'))![1];
   const [ends, skipped] = [/"(N passed, N failed)"/.exec(quickStart)?.[1], /"(, N skipped)"/.exec(quickStart)?.[1]];
   t.equal(`${ends}${skipped}`.replace(/N/g, '1').replace('1 failed', '0 failed'), last);
+
+  // A failure is repeated, with its file and diagnostics, just above that line: CI keeps only part
+  // of a long log.
+  writeFileSync(join(dir, 'failing.test.mjs'), "import t from 'tap';\nt.pass('runs');\nt.equal(1, 2, 'one is two');\n");
+  const failing = spawnSync(process.execPath, ['scripts/test.mjs', 'failing.test.mjs'], { cwd: dir, env, encoding: 'utf8' });
+  t.equal(failing.status, 1, 'tap\'s exit code');
+  const end = failing.stdout.slice(failing.stdout.lastIndexOf('\nfailures:\n')).trimEnd().split('\n');
+  t.same(end.slice(1, 4), ['failures:', 'failing.test.mjs:', 'not ok 2 - one is two'], 'the file, then the assertion');
+  t.ok(end.some((line) => /^\s*-2$/.test(line)) && end.some((line) => /^\s*\+1$/.test(line)), 'its diagnostics: the diff');
+  t.equal(end.at(-1), '1 passed, 1 failed');
 });
