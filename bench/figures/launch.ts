@@ -62,11 +62,14 @@ export async function launches(ctx: Context) {
     const fresh = post(() => `bench-${prefix}-${++sent}`);
     const replay = post();
     for (const [server, request] of [[mock, fresh], [mock, replay], [bare, fresh], [durable, fresh]] as const) await warmUp(ctx, server, request);
+    // Fresh launches and the durable baseline run next to each other in every round (the order is
+    // reversed each round, so apart they were the two ends of it): their figure has the tightest
+    // target, and a load that grows or fades over a round moved it by 0.1 or more when they were apart.
     const r = await alternate(ctx.settings.rounds, {
       fresh: measure(ctx, mock, fresh),
+      durable: measure(ctx, durable, fresh),
       replay: measure(ctx, mock, replay),
       bare: measure(ctx, bare, fresh),
-      durable: measure(ctx, durable, fresh),
     });
 
     const answered = (runs: { requests: number }[]) => runs.reduce((n, x) => n + x.requests, 0);

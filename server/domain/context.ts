@@ -2,6 +2,7 @@ import type { Store } from '../../store/index.js';
 import type { Config } from '../config.js';
 import type { Catalog } from './catalog/index.js';
 import type { VirtualClock } from './clock.js';
+import type { ReviewTokens } from './launches/review-token.js';
 import type { UnitsOfWork } from './unit-of-work.js';
 import type { OutputCache } from './workloads/outputs.js';
 import type { Materialiser } from './workloads/materialise.js';
@@ -15,6 +16,8 @@ export interface DomainContext {
   readonly materialiser: Materialiser;
   /** The one way into a tenant's state at its now: one transaction per operation. */
   readonly units: UnitsOfWork;
+  /** Signs and checks review tokens under the server's secret. */
+  readonly reviews: ReviewTokens;
   /** What completed workloads published, by workload id; derived, so safe to forget. */
   readonly outputs: OutputCache;
 }

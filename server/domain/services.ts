@@ -9,6 +9,7 @@ import { VirtualClock } from './clock.js';
 import type { DomainContext } from './context.js';
 import { createControlService } from './control/service.js';
 import { createEvidenceService } from './evidence/service.js';
+import { createReviewTokens, REVIEW_SECRET } from './launches/review-token.js';
 import { createLaunchService } from './launches/service.js';
 import { createSecretService } from './secrets/service.js';
 import { createSnapshotService } from './snapshots/service.js';
@@ -42,6 +43,7 @@ export function createServices(options: ServiceOptions) {
     clock,
     materialiser,
     units: createUnitsOfWork({ store, clock, materialiser }),
+    reviews: createReviewTokens(store.settings.secret(REVIEW_SECRET)),
     outputs: createOutputCache(),
   };
   return {

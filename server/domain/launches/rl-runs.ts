@@ -1,11 +1,12 @@
 import type { z } from 'zod';
-import type { RLRecipePhase, RLRecipeRequest, RLRunPreview, RLRunRequest } from '../../../openapi/rl-recipes.js';
+import { keysOf } from '../../../openapi/plain.js';
+import { RLRecipeRequest, RLRunRequest, type RLRecipePhase, type RLRunPreview } from '../../../openapi/rl-recipes.js';
 import { budgetRefusal, recipeAvailability } from './admission.js';
-import { canonicalJson, sha256Hex } from '../canonical.js';
+import { canonicalJsonOf, sha256Hex } from '../canonical.js';
 import { Catalog, type CatalogRecipe } from '../catalog/index.js';
 import { isoTime } from '../clock.js';
 import { DomainError } from '../errors.js';
-import { REVIEW_SECRET, reviewToken, sameToken } from './review-token.js';
+import { sameToken } from './review-token.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import { gradingPlanSha256 } from '../../simulator/index.js';
 import type { RunMode, SimSpec } from '../../simulator/types.js';
@@ -41,6 +42,16 @@ interface NormalisedRun {
   configurationJson: string;
 }
 
+/**
+ * The canonical JSON of a configuration and of a launch body: both are closed objects of strings,
+ * numbers and booleans, so their keys are sorted once, not on every launch.
+ */
+const configurationText = canonicalJsonOf<Configuration>(keysOf(RLRecipeRequest));
+const launchText = canonicalJsonOf<z.infer<typeof RLRunRequest>>(keysOf(RLRunRequest));
+
+/** A launch body's canonical SHA-256: its Idempotency-Key's fingerprint and the workload's request_sha256. */
+export const launchFingerprint = (body: z.infer<typeof RLRunRequest>): string => sha256Hex(launchText(body));
+
 const invalid = (field: string, message: string) => new DomainError('invalid', 'invalid_request', `body.${field}: ${message}`);
 
 function within(field: string, value: number, min: number, max: number): number {
@@ -75,7 +86,7 @@ function normalise(catalog: Catalog, request: Request): NormalisedRun {
   };
   // Deprecated and not enforced, but echoed so a launch built from the preview round-trips.
   if (request.max_cost_usd !== undefined) configuration.max_cost_usd = request.max_cost_usd;
-  return { recipe, configuration, configurationJson: canonicalJson(configuration) };
+  return { recipe, configuration, configurationJson: configurationText(configuration) };
 }
 
 function phasesFor(run: NormalisedRun): Phase[] {
@@ -115,10 +126,6 @@ function specFor(run: NormalisedRun, workloadId: string, createdAtMs: number): S
     usdPerHour: recipe.pricing.usd_per_hour,
     privateGrading: recipe.private_grading,
   };
-}
-
-function reviewSecret(deps: DomainContext): Buffer {
-  return deps.store.settings.secret(REVIEW_SECRET);
 }
 
 /** POST /v1/rl-runs/preview: what would run, what it would cost, and whether it may launch. */
@@ -162,7 +169,7 @@ export function previewRun(deps: DomainContext, unit: TenantUnit, request: Reque
     };
   }
   const launchable = blocking.length === 0;
-  const token = launchable ? reviewToken(reviewSecret(deps), tenantId, run.configurationJson, recipe) : '';
+  const token = launchable ? deps.reviews.sign(tenantId, run.configurationJson, recipe) : '';
   // Only with the lever on does a preview write: it remembers when its review stops being valid.
   if (token && deps.store.levers.levers(tenantId).reviewExpiry) deps.store.levers.rememberReview(tenantId, token, nowMs + ESTIMATE_VALID_MS);
   return {
@@ -224,7 +231,7 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
   const { tenantId, nowMs } = unit;
   const { review_token: token, ...request } = body;
   const run = normalise(deps.catalog, request);
-  if (!sameToken(token, reviewToken(reviewSecret(deps), tenantId, run.configurationJson, run.recipe))) {
+  if (!sameToken(token, deps.reviews.sign(tenantId, run.configurationJson, run.recipe))) {
     throw new DomainError(
       'conflict',
       'review_changed',

@@ -6,7 +6,7 @@ import type { DomainContext } from '../context.js';
 import { admitExampleRun, exampleWorkload, findExample } from './example-runs.js';
 import { admitOnce } from './idempotency.js';
 import { createRecipeLists } from './recipes.js';
-import { admitLaunch, previewRun } from './rl-runs.js';
+import { admitLaunch, launchFingerprint, previewRun } from './rl-runs.js';
 
 /** Managed RL runs: the recipe list, preview and launch with the review token; catalog example runs. */
 export function createLaunchService(deps: DomainContext) {
@@ -22,7 +22,7 @@ export function createLaunchService(deps: DomainContext) {
     /** POST /v1/rl-runs: admitted once per Idempotency-Key. */
     launch(tenantId: string, key: string, body: z.output<typeof RLRunRequest>) {
       // The fingerprint is also the workload's recorded request_sha256.
-      const fingerprint = canonicalSha256(body);
+      const fingerprint = launchFingerprint(body);
       return admitOnce(deps, tenantId, key, {
         operation: 'rl_run.launch',
         fingerprint,
