@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { connect } from './connection.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export type Db = Database.Database;
@@ -33,7 +34,7 @@ export function makeFolder(path: string): void {
 /** Opens the file with the pragmas the design fixes and brings its schema up to date. */
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') makeFolder(path);
-  const db = new Database(path);
+  const db = connect(path);
   try {
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode loses nothing on a process crash (kill -9); only an OS crash could.

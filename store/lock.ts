@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { connect } from './connection.js';
 
 /** Another live process serves this database file: a configuration mistake, like a bad flag. */
 export class DatabaseInUseError extends Error {
@@ -35,7 +36,7 @@ function describeHolder(lock: Database.Database): string {
  */
 export function lockDatabase(path: string): () => void {
   const lockPath = `${path}.lock`;
-  const lock = new Database(lockPath);
+  const lock = connect(lockPath);
   lock.pragma(`busy_timeout = ${WAIT_MS}`);
   // Only the lock matters, not the holder row's durability: no journal file and no fsync, which
   // cost a start about a millisecond for a row that is rewritten at every start.
