@@ -80,8 +80,7 @@ await build({
   // The file is both a CommonJS module (package.json's main: Node's loader runs it in its wrapper,
   // where `module` is defined, and this calls the body at once) and a classic script whose value
   // is the body, for server/boot/load-bundle.ts to compile as read: wrapping it there made a 3 MB
-  // copy of the source on V8's heap, where the file read is an external string off it. That copy
-  // tipped a start into a full collection while it answered its first request (bench/, cold start).
+  // copy of the source on V8's heap, where the file read is an external string off it.
   banner: {
     js: '(function (body) { if (typeof module === "object") body(exports, require, module, __filename, __dirname); return body; })(function (exports, require, module, __filename, __dirname) {\n' +
       'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;',

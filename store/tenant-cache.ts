@@ -93,16 +93,18 @@ export function createTenantCache(db: Db) {
     if (db.inTransaction) changedInTransaction.add(`${tenantId}\n${rows}`);
   });
   db.exec((Object.keys(CACHED) as Kind[]).map(triggers).join('\n'));
+  /** What `read` would answer from memory alone, without a statement; NOT_CACHED when only the file knows. */
+  function peek<T>(tenantId: string, rows: CachedRows): T | typeof NOT_CACHED {
+    const entries = tenants.get(tenantId);
+    return entries?.has(rows) ? (entries.get(rows) as T) : NOT_CACHED;
+  }
   return {
-    /** What `read` would answer from memory alone, without a statement; NOT_CACHED when only the file knows. */
-    peek<T>(tenantId: string, rows: CachedRows): T | typeof NOT_CACHED {
-      const entries = tenants.get(tenantId);
-      return entries?.has(rows) ? (entries.get(rows) as T) : NOT_CACHED;
-    },
+    peek,
 
     read<T>(tenantId: string, rows: CachedRows, load: () => T): T {
+      const known = peek<T>(tenantId, rows);
+      if (known !== NOT_CACHED) return known;
       let entries = tenants.get(tenantId);
-      if (entries?.has(rows)) return entries.get(rows) as T;
       const value = deepFreeze(load());
       if (value === undefined || (db.inTransaction && changedInTransaction.has(`${tenantId}\n${rows}`))) return value;
       if (!entries || entries.size >= MAX_ENTRIES) {

@@ -16,7 +16,7 @@ export interface DomainContext {
   readonly materialiser: Materialiser;
   /** The one way into a tenant's state at its now: one transaction per operation. */
   readonly units: UnitsOfWork;
-  /** Signs and checks review tokens under the server's secret. */
+  /** Signs review tokens under the server's secret. */
   readonly reviews: ReviewTokens;
   /** What completed workloads published, by workload id; derived, so safe to forget. */
   readonly outputs: OutputCache;

@@ -34,6 +34,12 @@ t.test('by default only localhost, loopback addresses, the listening address and
     t.match(res.body.message, /NODUS_MOCK_ALLOWED_HOSTS/, 'and the variable');
     t.ok(res.requestId, 'the refusal carries X-Request-Id');
   }
+  // The check lets the last allowed Host through unparsed: a refused one must not become it.
+  for (const time of ['once', 'twice in a row']) {
+    t.equal((await getWithHost(s.url, '/v1/me', 'rebound.example', s.key)).status, 403, `a refused Host is refused ${time}`);
+  }
+  t.equal((await getWithHost(s.url, '/v1/me', `localhost:${port}`, s.key)).status, 200, 'an allowed one after it is answered');
+  t.equal((await getWithHost(s.url, '/v1/me', 'evil.example', s.key)).status, 403, 'and a refused one after that is refused');
   t.equal((await getWithHost(s.url, '/healthz', 'evil.example')).status, 403, 'public paths too');
   t.equal((await getWithHost(s.url, '/_mock/ui/', 'evil.example')).status, 403, 'and the inspector');
 });

@@ -63,8 +63,8 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
     });
     return { replayed: false, submitted: submitResult(workloadId) };
   });
-  // Inside the transaction the record could not be kept (it might have been that transaction's
-  // own write); committed now, one read outside any keeps it for the retries after this one.
+  // A record an earlier unit of the same group commit wrote could not be kept when this one read
+  // it; committed now, one read keeps it for the retries after this one (a memory hit otherwise).
   if (answer.replayed) store.idempotency.find(tenantId, req.operation, key);
   return answer;
 }
