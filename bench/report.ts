@@ -22,8 +22,12 @@ const HEADER = ['figure', 'subject (median)', 'baseline (median)', 'ratio', 'tar
 
 /** A Markdown table: readable in a terminal and pasted as is into docs/performance.md. */
 export function markdownTable(figures: readonly Figure[]): string {
-  const rows = [HEADER, ...tableRows(figures)];
-  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return markdownRows([HEADER, ...tableRows(figures)]);
+}
+
+/** A Markdown table of these rows, the first one its header. */
+export function markdownRows(rows: readonly string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   return [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
 }
