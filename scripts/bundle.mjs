@@ -4,6 +4,7 @@
 //   /readyz and stopped through it, so that it holds the functions a start compiles
 //   (server/boot/load-bundle.ts);
 // - main.js: the CLI entry, which loads server.cjs with that cache;
+// - template.db: the database a new database file starts as a copy of (store/db.ts);
 // - checkpoint-worker.js: the thread that checkpoints the WAL (store/checkpointer.ts).
 // Resolving and compiling some 330 files one by one (Fastify and its dependencies, zod, our
 // modules) was most of a cold start; one file with a code cache is one read and little compiling.
@@ -12,7 +13,9 @@
 // esbuild: fast (well under a second here), a single dependency with no transitive ones, widely
 // used and maintained, and it handles the CommonJS dependencies and the ESM sources alike.
 import { build } from 'esbuild';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -104,11 +107,20 @@ await build({
   format: 'esm',
 });
 
+// A new database file starts as a copy of this one: the schema, no rows (store/db.ts).
+const { writeTemplate } = await import('../dist/store/db.js');
+const { templateDatabase } = await import('../dist/server/boot/package-info.js');
+writeTemplate(templateDatabase());
+
 // Imported only now: it reads the bundle just written.
 const { CODE_CACHE, compileBundle } = await import('../dist/server/boot/load-bundle.js');
 const { exports, script } = compileBundle();
-const server = await exports.startMockServer({ db: ':memory:' });
+// On a new database file, as `npm start` and the bench start: the lock, the template's copy and
+// the checkpointer are compiled from the cache too.
+const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-build-'));
+const server = await exports.startMockServer({ db: join(dir, 'nodus-mock.db') });
 // The request path too: a cold start is measured to its first answer.
 await (await fetch(`${server.url}/readyz`)).text();
 await server.close();
+rmSync(dir, { recursive: true, force: true });
 writeFileSync(CODE_CACHE, script.createCachedData());

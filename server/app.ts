@@ -17,6 +17,7 @@ import { parseJsonBody } from './http/json-body.js';
 import { createServices } from './domain/services.js';
 import { committedDocument, describeRoutes } from './http/openapi-document.js';
 import { createLogger } from './logger.js';
+import { templateDatabase } from './boot/package-info.js';
 import requestLog, { requestId } from './http/request-log.js';
 import { syncHook } from './http/sync-hook.js';
 import { loadScenario } from './domain/control/scenarios.js';
@@ -134,7 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const catalog = options.catalog ?? loadCatalog(config.catalog);
   const scenario = config.scenario === undefined ? undefined : loadScenario(config.scenario, catalog);
-  const store = options.store ?? openStore(config.db, { lock: true });
+  const store = options.store ?? openStore(config.db, { lock: true, template: templateDatabase() });
   const app = Fastify({
     loggerInstance: (options.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
     // request-log.ts writes the one line per request; Fastify's own pair would double it.

@@ -148,15 +148,16 @@ function createStore(db: Db, unlock: () => void) {
 /**
  * Opens the database. A server opens it with `lock`, holding the file's lock (store/lock.ts) until
  * close; a reader beside it (a test's second connection) does not. `:memory:` is one process's alone.
+ * A file that does not exist yet starts as a copy of `template` (store/db.ts).
  */
-export function openStore(path: string, { lock = false }: { lock?: boolean } = {}): Store {
+export function openStore(path: string, { lock = false, template }: { lock?: boolean; template?: string } = {}): Store {
   let unlock: () => void = () => undefined;
   if (lock && path !== ':memory:') {
     makeFolder(path);
     unlock = lockDatabase(path);
   }
   try {
-    return createStore(openDatabase(path), unlock);
+    return createStore(openDatabase(path, template), unlock);
   } catch (err) {
     unlock();
     throw err;

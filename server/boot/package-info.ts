@@ -31,3 +31,8 @@ export function packageVersion(): string {
 export function packageLicense(): string {
   return manifest().license;
 }
+
+/** The database a new database file starts as a copy of (store/db.ts), written by the build. */
+export function templateDatabase(): string {
+  return join(packageRoot(), 'dist', 'bundle', 'template.db');
+}

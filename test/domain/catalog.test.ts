@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
+import { nestsTooDeep } from '../../server/domain/json-depth.js';
 import { DEFAULT_CATALOG_PATH, DEFAULT_ENVIRONMENTS_PATH, loadCatalog, parseCatalog } from '../../server/domain/catalog/index.js';
 import { MAIN } from '../helpers/cli.js';
 import { startServer, tempDbPath } from '../helpers/server.js';
@@ -27,6 +28,9 @@ t.test('the built-in files pass every check unchanged, so the server can take th
   t.strictSame(c.recipes, recipes.recipes);
   t.equal(c.reviewedAt, environments.reviewedAt);
   t.strictSame(c.environments, environments.environments);
+  for (const path of [DEFAULT_CATALOG_PATH(), DEFAULT_ENVIRONMENTS_PATH()]) {
+    t.notOk(nestsTooDeep(readFileSync(path, 'utf8')), `${path} nests within the limit a --catalog file is held to`);
+  }
 });
 
 t.test('invalid environment catalogs are refused with the entry and field named', async (t) => {

@@ -1,12 +1,13 @@
-import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import Database from 'better-sqlite3';
-import { openDatabase, schemaVersion } from '../../store/db.js';
+import { templateDatabase } from '../../server/boot/package-info.js';
+import { openDatabase, schemaVersion, writeTemplate } from '../../store/db.js';
 import { MIGRATIONS } from '../../store/migrations/index.js';
 import { SECRET_NAMES } from '../../store/settings.js';
 import { openStore } from '../../store/index.js';
-import { tempDbPath } from '../helpers/server.js';
+import { startServer, tempDbPath } from '../helpers/server.js';
 
 t.test('pragmas and recorded migrations', async (t) => {
   const path = tempDbPath(t);
@@ -41,14 +42,20 @@ t.test('every server secret exists once the store is open, before any request as
   t.notSame(store.settings.secret('cursor'), store.settings.secret('log-cursor'), 'each its own');
 });
 
-t.test('keys stored before migration 9 still replay: their route scopes become the operations', async (t) => {
-  const path = tempDbPath(t);
+/** A database file as the build before migration 9 left it, open for a test to add rows. */
+function versionEight(path: string): Database.Database {
   const old = new Database(path);
   old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
   for (const m of MIGRATIONS.filter((m) => m.version <= 8)) {
     old.exec(m.sql);
     old.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, 'then');
   }
+  return old;
+}
+
+t.test('keys stored before migration 9 still replay: their route scopes become the operations', async (t) => {
+  const path = tempDbPath(t);
+  const old = versionEight(path);
   old.prepare("INSERT INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms) VALUES ('tn_old', 1, 1, 1)").run();
   const insert = old.prepare('INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, 202, ?, ?, 1, 9e15)');
   insert.run('tn_old', 'POST /v1/rl-runs', 'k', 'f1', '{"id":"wl_a"}', 'wl_a');
@@ -60,6 +67,102 @@ t.test('keys stored before migration 9 still replay: their route scopes become t
   t.match(store.idempotency.find('tn_old', 'rl_run.launch', 'k'), { fingerprint: 'f1', workloadId: 'wl_a' });
   t.match(store.idempotency.find('tn_old', 'workload.submit', 'k'), { fingerprint: 'f2', workloadId: 'wl_b' });
   t.match(store.idempotency.find('tn_old', 'example.run', 'k'), { fingerprint: 'f3', workloadId: 'wl_c' });
+});
+
+/** The schema as SQLite keeps it, the migrations recorded, and the tables that hold rows. */
+function schemaOf(db: Database.Database) {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'schema_migrations'").pluck().all() as string[];
+  return {
+    // schema_migrations is made by openDatabase, in its own words; its rows are compared below.
+    objects: db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name != 'schema_migrations' ORDER BY type, name").all(),
+    migrations: db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all(),
+    withRows: tables.filter((name) => (db.prepare(`SELECT count(*) FROM "${name}"`).pluck().get() as number) > 0),
+  };
+}
+
+t.test('the template the build ships is the schema the migrations make, with no rows', async (t) => {
+  const shipped = new Database(templateDatabase(), { readonly: true });
+  t.teardown(() => shipped.close());
+  const migrated = openDatabase(':memory:');
+  t.teardown(() => migrated.close());
+  t.same(schemaOf(shipped), schemaOf(migrated));
+  t.same(schemaOf(shipped).withRows, [], 'no secrets, tenants or anything else in it');
+});
+
+/** A template with a row no migration writes, so a database copied from it can be told apart. */
+function markedTemplate(t: Parameters<typeof tempDbPath>[0]): string {
+  const template = join(dirname(tempDbPath(t)), 'template.db');
+  writeTemplate(template);
+  const raw = new Database(template);
+  raw.prepare("INSERT INTO server_settings (name, value) VALUES ('marker', 'from the template')").run();
+  raw.close();
+  return template;
+}
+const marker = (db: Database.Database) => db.prepare("SELECT value FROM server_settings WHERE name = 'marker'").pluck().get();
+
+t.test('a new database file starts as a copy of the template, with the pragmas of any other', async (t) => {
+  const template = markedTemplate(t);
+  const path = tempDbPath(t);
+  writeFileSync(`${path}.new`, 'left by a start killed while copying');
+  const db = openDatabase(path, template);
+  t.teardown(() => db.close());
+  t.equal(marker(db), 'from the template');
+  t.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+  t.equal(schemaVersion(db), MIGRATIONS[MIGRATIONS.length - 1].version);
+  t.notOk(existsSync(`${path}.new`), 'the copy was renamed into place over what a killed start left');
+});
+
+t.test('a template without the latest migrations gets them when a database is copied from it', async (t) => {
+  const template = join(dirname(tempDbPath(t)), 'old-template.db');
+  const old = versionEight(template);
+  old.prepare("INSERT INTO server_settings (name, value) VALUES ('marker', 'from the template')").run();
+  old.close();
+  const db = openDatabase(tempDbPath(t), template);
+  t.teardown(() => db.close());
+  t.equal(marker(db), 'from the template', 'copied');
+  const fresh = openDatabase(':memory:');
+  t.teardown(() => fresh.close());
+  const [copied, made] = [schemaOf(db), schemaOf(fresh)];
+  t.same(copied.objects, made.objects, 'the tables of migrations 9 on are there');
+  t.same(copied.migrations, made.migrations);
+});
+
+t.test('an existing file, a leftover WAL or a link is never replaced by the template', async (t) => {
+  const template = markedTemplate(t);
+  const existing = tempDbPath(t);
+  const first = openDatabase(existing);
+  first.prepare("INSERT INTO server_settings (name, value) VALUES ('mine', 'kept')").run();
+  first.close();
+  const reopened = openDatabase(existing, template);
+  t.equal(reopened.prepare("SELECT value FROM server_settings WHERE name = 'mine'").pluck().get(), 'kept');
+  t.equal(marker(reopened), undefined);
+  reopened.close();
+
+  const withWal = tempDbPath(t);
+  writeFileSync(`${withWal}-wal`, '');
+  const walDb = openDatabase(withWal, template);
+  t.equal(marker(walDb), undefined, 'a WAL without its file is SQLite\'s to read, not the copy\'s to overwrite');
+  walDb.close();
+
+  const link = tempDbPath(t);
+  const target = join(dirname(link), 'elsewhere.db');
+  symlinkSync(target, link);
+  const linked = openDatabase(link, template);
+  t.equal(marker(linked), undefined);
+  linked.close();
+  t.ok(statSync(target).isFile(), 'SQLite made the database where the link points');
+});
+
+t.test('the server starts a new database from the shipped template', async (t) => {
+  const db = tempDbPath(t);
+  const server = await startServer(t, { db });
+  const made = new Database(db, { readonly: true });
+  t.teardown(() => made.close());
+  const shipped = new Database(templateDatabase(), { readonly: true });
+  t.teardown(() => shipped.close());
+  const appliedAt = (d: Database.Database) => d.prepare('SELECT applied_at FROM schema_migrations ORDER BY version').pluck().all();
+  t.same(appliedAt(made), appliedAt(shipped), 'its migrations are the template\'s, applied when the build wrote it');
+  t.equal((await server.call('GET', '/v1/rl-recipes')).status, 200);
 });
 
 t.test('refuses a database from a newer schema', async (t) => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { recipeMode, RLRecipeDescriptor, RLRecipeOutput } from '../../../openapi/rl-recipes.js';
 import { CatalogEnvironment, checkEnvironment, runnableExample } from './environments.js';
-import { readJsonFile } from '../json-file.js';
+import { readJsonFile, readShippedJsonFile } from '../json-file.js';
 import { packageRoot } from '../../boot/package-info.js';
 import type { RecipeSimulation, RunMode } from '../../simulator/types.js';
 
@@ -204,10 +204,10 @@ function sectionsOf(doc: CatalogDocument): CatalogSections {
 export const DEFAULT_CATALOG_PATH = () => join(packageRoot(), 'catalog', 'recipes.json');
 export const DEFAULT_ENVIRONMENTS_PATH = () => join(packageRoot(), 'catalog', 'environments.json');
 
-const readCatalogJson = (path: string) => readJsonFile(path, (message) => new CatalogError(message));
+const catalogError = (message: string) => new CatalogError(message);
 
 function readCatalogFile(path: string): CatalogSections {
-  return parseCatalog(readCatalogJson(path), path);
+  return parseCatalog(readJsonFile(path, catalogError), path);
 }
 
 /**
@@ -216,7 +216,7 @@ function readCatalogFile(path: string): CatalogSections {
  * parseCatalog accepts them and returns them unchanged. A `--catalog` file is always checked.
  */
 function readBuiltInFile(path: string): CatalogSections {
-  return sectionsOf(readCatalogJson(path) as CatalogDocument);
+  return sectionsOf(readShippedJsonFile(path, catalogError) as CatalogDocument);
 }
 
 /**
