@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../server/boot/package-info.js';
 
-/** The real CLI, as `npm start` runs it: package.json's bin. */
-export const MAIN = join(packageRoot(), JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).bin['nodus-mock']);
+/** The CLI of the checkout at `root`, as `npm start` runs it: its package.json's bin. */
+export const cliOf = (root: string) => join(root, JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin['nodus-mock']);
+/** This checkout's CLI. */
+export const MAIN = cliOf(packageRoot());
 /** Baseline servers compiled next to this file. */
 export const benchScript = (name: string) => join(packageRoot(), 'dist', 'bench', name);
 

@@ -3,10 +3,10 @@
 // rounds of one run, each start on a fresh database. Two versions measured in separate
 // `npm run bench` runs minutes apart differ by more than a change of a few per cent moves them;
 // rounds of one run, compared round by round, do not.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { MAIN, mockArgs } from './children.js';
+import { MAIN, cliOf, mockArgs } from './children.js';
 import { timeToReady, type Start } from './figures/cold-start.js';
 import { markdownRows } from './report.js';
 import { alternate, median } from './rounds.js';
@@ -18,17 +18,16 @@ if (!baselineArg) {
   process.exit(2);
 }
 // More rounds than a figure of `npm run bench` takes: the median of per-round ratios is what settles.
-const rounds = process.env.BENCH_SHORT_ROUNDS ? readSettings().shortRounds : 31;
+const rounds = readSettings({ shortRounds: 31 }).shortRounds;
 
-/** The CLI of a built checkout: its package.json bin, as `npm start` runs it. */
-function cliOf(checkout: string): string {
-  const root = resolve(checkout);
-  const main = join(root, JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin['nodus-mock']);
-  if (!existsSync(main)) throw new Error(`${main} does not exist: run npm run build in ${root}`);
+/** The CLI of a built checkout. */
+function builtCli(checkout: string): string {
+  const main = cliOf(resolve(checkout));
+  if (!existsSync(main)) throw new Error(`${main} does not exist: run npm run build in ${resolve(checkout)}`);
   return main;
 }
-const baseline = cliOf(baselineArg);
-const subject = subjectArg ? cliOf(subjectArg) : MAIN;
+const baseline = builtCli(baselineArg);
+const subject = subjectArg ? builtCli(subjectArg) : MAIN;
 
 const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-compare-'));
 const load = [loadavg()[0]];

@@ -32,11 +32,12 @@ export interface Settings {
   only: string[];
 }
 
-export function readSettings(): Settings {
+/** `defaults` are a command's own, where the variables are not set (bench:compare takes more short rounds). */
+export function readSettings(defaults: { shortRounds?: number } = {}): Settings {
   const rounds = count('BENCH_ROUNDS', 5);
   return {
     rounds,
-    shortRounds: count('BENCH_SHORT_ROUNDS', 3 * rounds),
+    shortRounds: count('BENCH_SHORT_ROUNDS', defaults.shortRounds ?? 3 * rounds),
     seconds: count('BENCH_SECONDS', 5),
     warmupSeconds: count('BENCH_WARMUP_SECONDS', 2, 0),
     connections: count('BENCH_CONNECTIONS', 10),

@@ -29,7 +29,7 @@ export function readJsonFile(path: string, fail: (message: string) => Error): un
 /**
  * Reads a JSON file the package ships (the built-in catalog), whose depth the tests check once
  * (test/domain/catalog.test.ts): the character scan, run before the JIT has seen it, took 1-2 ms
- * of every start for 18 KB of files the server wrote itself.
+ * of every start for 18 KB that no operator can change.
  */
 export function readShippedJsonFile(path: string, fail: (message: string) => Error): unknown {
   return parseFile(path, fail).value;

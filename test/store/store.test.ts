@@ -85,8 +85,9 @@ t.test('the template the build ships is the schema the migrations make, with no 
   t.teardown(() => shipped.close());
   const migrated = openDatabase(':memory:');
   t.teardown(() => migrated.close());
-  t.same(schemaOf(shipped), schemaOf(migrated));
-  t.same(schemaOf(shipped).withRows, [], 'no secrets, tenants or anything else in it');
+  const schema = schemaOf(shipped);
+  t.same(schema, schemaOf(migrated));
+  t.same(schema.withRows, [], 'no secrets, tenants or anything else in it');
 });
 
 /** A template with a row no migration writes, so a database copied from it can be told apart. */
@@ -110,6 +111,14 @@ t.test('a new database file starts as a copy of the template, with the pragmas o
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   t.equal(schemaVersion(db), MIGRATIONS[MIGRATIONS.length - 1].version);
   t.notOk(existsSync(`${path}.new`), 'the copy was renamed into place over what a killed start left');
+});
+
+t.test('without its template (a build that did not bundle) a new database is migrated as before', async (t) => {
+  const dir = dirname(tempDbPath(t));
+  const db = openDatabase(join(dir, 'new.db'), join(dir, 'no-template.db'));
+  t.teardown(() => db.close());
+  t.equal(schemaVersion(db), MIGRATIONS[MIGRATIONS.length - 1].version);
+  t.notOk(existsSync(join(dir, 'new.db.new')), 'nothing was copied');
 });
 
 t.test('a template without the latest migrations gets them when a database is copied from it', async (t) => {
