@@ -59,8 +59,8 @@ export async function seedDeepWorkload(dir: string, depth: number, log: (m: stri
     const seeded = Math.max(0, depth + 2 * PAGE - simulated);
 
     const insert = sqlite.prepare(
-      `INSERT INTO rl_events (workload_id, stage_id, generation, received_at_ms, event_id, phase, task_id, attempt, kind, event)
-       VALUES (?, 'main', 1, ?, ?, 'evaluation', ?, ?, ?, ?)`,
+      `INSERT INTO rl_events (seq, workload_id, stage_id, generation, received_at_ms, event_id, phase, task_id, attempt, kind, event)
+       VALUES (?, ?, 'main', 1, ?, ?, 'evaluation', ?, ?, ?, ?)`,
     );
     let bytes = 0;
     // Started/completed pairs for attempts 1–8 of distinct tasks: the shape simulated runs store.
@@ -80,7 +80,7 @@ export async function seedDeepWorkload(dir: string, depth: number, log: (m: stri
         };
         const text = canonicalJson(event);
         bytes += Buffer.byteLength(text);
-        insert.run(workloadId, receivedAtMs + i, event.event_id, taskId, attempt, kind, text);
+        insert.run(simulated + i + 1, workloadId, receivedAtMs + i, event.event_id, taskId, attempt, kind, text);
       }
     });
     const started = performance.now();

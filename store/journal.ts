@@ -41,7 +41,8 @@ interface JournalFilter {
 
 type Stored = Omit<JournalRow, 'replayed' | 'bodyJson' | 'bodyTruncated'> & { replayed: number; bodyJson: number; bodyTruncated: number };
 
-const COLUMNS = `id, at_ms AS atMs, wall_ms AS wallMs, method, path, query, status, request_id AS requestId,
+// The wire id is the per-tenant seq; the table's own id is the server's, shared by every tenant.
+const COLUMNS = `seq AS id, at_ms AS atMs, wall_ms AS wallMs, method, path, query, status, request_id AS requestId,
   idempotency_key AS idempotencyKey, replayed, fault, fault_id AS faultId, body, body_json AS bodyJson,
   body_bytes AS bodyBytes, body_truncated AS bodyTruncated, duration_ms AS durationMs`;
 
@@ -51,7 +52,11 @@ export function createJournalStore(db: Db) {
        idempotency_key, replayed, fault, fault_id, body, body_json, body_bytes, body_truncated, duration_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const newestSeq = db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM request_journal WHERE tenant_id = ?').pluck();
+  // The tenant's last seq, kept beside its rows so that clearing them never hands a number out again.
+  const lastSeq = db.prepare<[string], number>('SELECT last_seq FROM journal_numbers WHERE tenant_id = ?').pluck();
+  const saveSeq = db.prepare(
+    'INSERT INTO journal_numbers (tenant_id, last_seq) VALUES (?, ?) ON CONFLICT (tenant_id) DO UPDATE SET last_seq = excluded.last_seq',
+  );
   const evict = db.prepare('DELETE FROM request_journal WHERE tenant_id = ? AND seq <= ?');
   const clear = db.prepare('DELETE FROM request_journal WHERE tenant_id = ?');
   // One statement per combination of filters (four at most), prepared on first use.
@@ -63,14 +68,17 @@ export function createJournalStore(db: Db) {
       // Each tenant's newest seq is read once per append, not once per row.
       const newest = new Map<string, number>();
       for (const { tenantId, row: r } of entries) {
-        const seq = (newest.get(tenantId) ?? newestSeq.get(tenantId)!) + 1;
+        const seq = (newest.get(tenantId) ?? lastSeq.get(tenantId) ?? 0) + 1;
         insert.run(
           tenantId, seq, r.atMs, r.wallMs, r.method, r.path, r.query, r.status, r.requestId, r.idempotencyKey,
           r.replayed ? 1 : 0, r.fault, r.faultId, r.body, r.bodyJson ? 1 : 0, r.bodyBytes, r.bodyTruncated ? 1 : 0, r.durationMs,
         );
         newest.set(tenantId, seq);
       }
-      for (const [tenantId, seq] of newest) evict.run(tenantId, seq - size);
+      for (const [tenantId, seq] of newest) {
+        saveSeq.run(tenantId, seq);
+        evict.run(tenantId, seq - size);
+      }
     }),
     /** Newest first. */
     list(tenantId: string, f: JournalFilter): JournalRow[] {

@@ -24,6 +24,7 @@ export const TENANT_TABLES = [
 /** Tables with a `tenant_id` that reset leaves alone, and why. */
 export const KEPT_BY_RESET: Record<string, string> = {
   api_keys: 'a key keeps naming its tenant: reset empties the tenant, it does not forget the key',
+  journal_numbers: 'a journal id is never handed out twice, not even after a reset',
 };
 
 export type ResetCounts = Record<(typeof TENANT_TABLES)[number], number>;

@@ -64,9 +64,11 @@ export function createRLEventStore(db: Db) {
     'UPDATE workloads SET rl_event_count = ?, rl_event_bytes = ?, dropped_events = ?, truncated = ? WHERE id = ?',
   );
   const insert = db.prepare(
-    `INSERT INTO rl_events (workload_id, stage_id, generation, received_at_ms, event_id, phase, task_id, attempt, kind, event)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    `INSERT INTO rl_events (seq, workload_id, stage_id, generation, received_at_ms, event_id, phase, task_id, attempt, kind, event)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   );
+  // seq counts within the workload (migration 012); an append reads the last once, not per event.
+  const lastSeq = db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM rl_events WHERE workload_id = ?').pluck();
   const byEventId = db.prepare<[string, string, number, string], { event: string }>(
     'SELECT event FROM rl_events WHERE workload_id = ? AND stage_id = ? AND generation = ? AND event_id = ?',
   );
@@ -100,6 +102,7 @@ export function createRLEventStore(db: Db) {
     /** Appends in order, enforcing identity rules and bounds; call inside a write transaction. */
     append(workloadId: string, inputs: readonly RLEventInput[], bounds: EventBounds): AppendOutcome[] {
       const c = this.counters(workloadId);
+      let seq = lastSeq.get(workloadId)!;
       const outcomes = inputs.map((input): AppendOutcome => {
         const bytes = Buffer.byteLength(input.event, 'utf8');
         const fits = bytes <= bounds.maxEventBytes && c.count + 1 <= bounds.maxEvents && c.bytes + bytes <= bounds.maxBytes;
@@ -107,9 +110,10 @@ export function createRLEventStore(db: Db) {
         // is refused (or not allowed), to tell a duplicate from a conflict. A lookup before every
         // insert was a third of the cost of materialising a run (bench/, materialise profile).
         if (fits) {
-          const result = insert.run(workloadId, input.stageId, input.generation, input.receivedAtMs, input.eventId,
+          const result = insert.run(seq + 1, workloadId, input.stageId, input.generation, input.receivedAtMs, input.eventId,
             input.phase, input.taskId, input.attempt, input.kind, input.event);
           if (result.changes === 1) {
+            seq += 1;
             c.count += 1;
             c.bytes += bytes;
             return 'stored';

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
 /**
@@ -15,6 +16,24 @@ const ofWorkload: Owner = { by: 'parent', column: 'workload_id', parent: 'worklo
  * they are on the wire, in cursors and in webhook bodies. test/store/snapshot.test.ts fails when a
  * table owned by a tenant is neither here nor in NOT_IN_SNAPSHOT: add new tables to one of them.
  */
+/**
+ * Keys the server numbers for itself across every tenant (each table's row id). A document holds
+ * them as the row's position among the tenant's rows (1, 2, ...), so it shows nothing of other
+ * tenants' activity, and a restore lets SQLite number the rows anew, so no document can move
+ * anyone's numbering. `REFERENCES` are the columns of other tables that name such a key.
+ */
+const SERVER_NUMBERED: Partial<Record<SnapshotTable, string>> = {
+  assets: 'seq',
+  faults: 'seq',
+  request_journal: 'id',
+  webhook_deliveries: 'seq',
+  secrets: 'seq',
+  connections: 'seq',
+};
+const REFERENCES: Partial<Record<SnapshotTable, { column: string; table: SnapshotTable }>> = {
+  webhook_attempts: { column: 'delivery_seq', table: 'webhook_deliveries' },
+};
+
 export const SNAPSHOT_TABLES = {
   workloads: tenantRows,
   assets: tenantRows,
@@ -49,6 +68,7 @@ export const SNAPSHOT_TABLES = {
  */
 export const NOT_IN_SNAPSHOT: Record<string, string> = {
   api_keys: 'keys stay the target tenant\'s own: a restore replaces state, not credentials',
+  journal_numbers: 'the target\'s journal goes on numbering after both its own last id and the document\'s',
 };
 
 export type SnapshotTable = keyof typeof SNAPSHOT_TABLES;
@@ -91,10 +111,28 @@ function prepareTables(db: Db) {
       ? db.prepare(`SELECT ${list} FROM ${table} WHERE tenant_id = ? ORDER BY rowid`)
       : db.prepare(`SELECT ${columns.map((c) => `t.${c.name}`).join(', ')} FROM ${table} t
           JOIN ${owner.parent} p ON p.${owner.key} = t.${owner.column} WHERE p.tenant_id = ? ORDER BY t.rowid`);
-    const names = owner.by === 'tenant' ? ['tenant_id', ...columns.map((c) => c.name)] : columns.map((c) => c.name);
+    const numbered = SERVER_NUMBERED[table];
+    const written = columns.filter((c) => c.name !== numbered);
+    const names = owner.by === 'tenant' ? ['tenant_id', ...written.map((c) => c.name)] : written.map((c) => c.name);
     const insert = db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
-    return { table, owner, columns, select, insert };
+    return { table, owner, columns, written, numbered, refers: REFERENCES[table], select, insert };
   });
+}
+
+/** Each table's server-numbered keys, from one numbering (the database's, a document's) to another. */
+function renumbering() {
+  const numbers = new Map<SnapshotTable, Map<unknown, number>>();
+  return {
+    /** Notes that the row the first numbering calls `from` is `to` in the second. */
+    note(table: SnapshotTable, from: unknown, to: number): void {
+      let map = numbers.get(table);
+      if (!map) numbers.set(table, (map = new Map()));
+      map.set(from, to);
+    },
+    of(table: SnapshotTable, from: unknown): number | undefined {
+      return numbers.get(table)?.get(from);
+    },
+  };
 }
 
 export function createSnapshotStore(db: Db) {
@@ -102,14 +140,26 @@ export function createSnapshotStore(db: Db) {
   // were about 3 ms of every start, and most servers never take a snapshot.
   let built: ReturnType<typeof prepareTables> | undefined;
   const tablesOf = () => (built ??= prepareTables(db));
+  // The journal goes on numbering after the document's rows and after any id the tenant gave out before.
+  let raiseJournalNumber: Statement | undefined;
+  const journalNumber = () => (raiseJournalNumber ??= db.prepare(
+    `INSERT INTO journal_numbers (tenant_id, last_seq) SELECT ?, coalesce(max(seq), 0) FROM request_journal WHERE tenant_id = ?
+     ON CONFLICT (tenant_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)`,
+  ));
 
   return {
     /** The tenant's rows of every table in SNAPSHOT_TABLES, each table in insertion order. */
     read(tenantId: string): SnapshotTables {
-      return Object.fromEntries(tablesOf().map(({ table, columns, select }) => [
+      const keys = renumbering();
+      return Object.fromEntries(tablesOf().map(({ table, columns, numbered, refers, select }) => [
         table,
-        (select.all(tenantId) as SnapshotRow[]).map((row) => {
+        (select.all(tenantId) as SnapshotRow[]).map((row, index) => {
           for (const c of columns) if (c.blob && row[c.name] !== null) row[c.name] = (row[c.name] as unknown as Buffer).toString('base64');
+          if (numbered) {
+            keys.note(table, row[numbered], index + 1);
+            row[numbered] = index + 1;
+          }
+          if (refers) row[refers.column] = keys.of(refers.table, row[refers.column])!;
           return row;
         }),
       ])) as SnapshotTables;
@@ -121,11 +171,20 @@ export function createSnapshotStore(db: Db) {
      * transaction, which that error rolls back whole.
      */
     insert(tenantId: string, rows: SnapshotTables): void {
-      for (const { table, owner, columns, insert } of tablesOf()) {
+      const keys = renumbering();
+      for (const { table, owner, written, numbered, refers, insert } of tablesOf()) {
         rows[table].forEach((row, index) => {
-          const values = columns.map((c) => (c.blob && row[c.name] !== null ? Buffer.from(row[c.name] as string, 'base64') : row[c.name]));
+          const values = written.map((c) => {
+            if (c.name === refers?.column) {
+              const key = keys.of(refers.table, row[c.name]);
+              if (key === undefined) throw new SnapshotRowError(table, index, c.name, `names no row of ${refers.table}`);
+              return key;
+            }
+            return c.blob && row[c.name] !== null ? Buffer.from(row[c.name] as string, 'base64') : row[c.name];
+          });
           try {
-            insert.run(...(owner.by === 'tenant' ? [tenantId, ...values] : values));
+            const { lastInsertRowid } = insert.run(...(owner.by === 'tenant' ? [tenantId, ...values] : values));
+            if (numbered) keys.note(table, row[numbered], Number(lastInsertRowid));
           } catch (err) {
             if ((err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
               throw new SnapshotRowError(table, index, constraintColumn(table, (err as Error).message), (err as Error).message);
@@ -134,6 +193,7 @@ export function createSnapshotStore(db: Db) {
           }
         });
       }
+      journalNumber().run(tenantId, tenantId);
     },
   };
 }

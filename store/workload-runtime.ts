@@ -35,18 +35,25 @@ export interface LogAttempt {
 
 /** Interventions, lifecycle events and log lines: what the materialiser writes besides evidence. */
 export function createWorkloadRuntimeStore(db: Db) {
-  const addIntervention = db.prepare('INSERT INTO workload_interventions (workload_id, at_ms, kind, args) VALUES (?, ?, ?, ?)');
+  // seq counts within the workload (migration 012): the next is one past the workload's last.
+  const next = (table: string) => `(SELECT coalesce(max(seq), 0) + 1 FROM ${table} WHERE workload_id = ?)`;
+  const addIntervention = db.prepare(
+    `INSERT INTO workload_interventions (seq, workload_id, at_ms, kind, args) VALUES (${next('workload_interventions')}, ?, ?, ?, ?)`,
+  );
   const interventions = db.prepare<[string], InterventionRow>(
     'SELECT seq, at_ms AS atMs, kind, args FROM workload_interventions WHERE workload_id = ? ORDER BY seq',
   );
   const addEvent = db.prepare(
-    'INSERT OR IGNORE INTO workload_events (workload_id, event_id, event_type, payload, created_at_ms) VALUES (?, ?, ?, ?, ?)',
+    `INSERT OR IGNORE INTO workload_events (seq, workload_id, event_id, event_type, payload, created_at_ms)
+     VALUES (${next('workload_events')}, ?, ?, ?, ?, ?)`,
   );
   const events = db.prepare<[string, number, number], WorkloadEventRow>(
     `SELECT seq, event_id AS eventId, event_type AS eventType, payload, created_at_ms AS createdAtMs
      FROM workload_events WHERE workload_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
   );
-  const addLog = db.prepare('INSERT INTO workload_logs (workload_id, stage_id, generation, at_ms, line) VALUES (?, ?, ?, ?, ?)');
+  const addLog = db.prepare(
+    `INSERT INTO workload_logs (seq, workload_id, stage_id, generation, at_ms, line) VALUES (${next('workload_logs')}, ?, ?, ?, ?, ?)`,
+  );
   const logs = db.prepare<[string, number, number], LogRow>(
     `SELECT seq, stage_id AS stageId, generation, at_ms AS atMs, line
      FROM workload_logs WHERE workload_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -72,13 +79,13 @@ export function createWorkloadRuntimeStore(db: Db) {
   );
   return {
     addIntervention(workloadId: string, atMs: number, kind: string, args: object): void {
-      addIntervention.run(workloadId, atMs, kind, JSON.stringify(args));
+      addIntervention.run(workloadId, workloadId, atMs, kind, JSON.stringify(args));
     },
     interventions(workloadId: string): InterventionRow[] {
       return interventions.all(workloadId);
     },
     addEvent(workloadId: string, eventId: string, eventType: string, payload: object, createdAtMs: number): void {
-      addEvent.run(workloadId, eventId, eventType, JSON.stringify(payload), createdAtMs);
+      addEvent.run(workloadId, workloadId, eventId, eventType, JSON.stringify(payload), createdAtMs);
     },
     events(workloadId: string, afterSeq: number, limit: number): WorkloadEventRow[] {
       return events.all(workloadId, afterSeq, limit);
@@ -104,7 +111,7 @@ export function createWorkloadRuntimeStore(db: Db) {
           a.truncated = true;
           continue;
         }
-        addLog.run(workloadId, l.stageId, l.generation, l.atMs, l.line);
+        addLog.run(workloadId, workloadId, l.stageId, l.generation, l.atMs, l.line);
         a.bytes += bytes;
       }
       for (const a of attempts.values()) saveAttempt.run(workloadId, a.stageId, a.generation, a.bytes, a.truncated ? 1 : 0);

@@ -9,6 +9,7 @@ import levers from './008-levers.js';
 import keyedOperations from './009-keyed-operations.js';
 import connections from './010-connections.js';
 import tenantCursorKeys from './011-tenant-cursor-keys.js';
+import numberingPerWorkload from './012-numbering-per-workload.js';
 
 interface Migration {
   version: number;
@@ -17,4 +18,5 @@ interface Migration {
 }
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
-export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers, keyedOperations, connections, tenantCursorKeys];
+export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers, keyedOperations, connections, tenantCursorKeys,
+  numberingPerWorkload];

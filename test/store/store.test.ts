@@ -42,11 +42,11 @@ t.test('every server secret exists once the store is open, before any request as
   t.notSame(store.settings.secret('cursor'), store.settings.secret('log-cursor'), 'each its own');
 });
 
-/** A database file as the build before migration 9 left it, open for a test to add rows. */
-function versionEight(path: string): Database.Database {
+/** A database file as the build with migrations up to `version` left it, open for a test to add rows. */
+function atVersion(path: string, version: number): Database.Database {
   const old = new Database(path);
   old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
-  for (const m of MIGRATIONS.filter((m) => m.version <= 8)) {
+  for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
     old.exec(m.sql);
     old.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, 'then');
   }
@@ -55,7 +55,7 @@ function versionEight(path: string): Database.Database {
 
 t.test('keys stored before migration 9 still replay: their route scopes become the operations', async (t) => {
   const path = tempDbPath(t);
-  const old = versionEight(path);
+  const old = atVersion(path, 8);
   old.prepare("INSERT INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms) VALUES ('tn_old', 1, 1, 1)").run();
   const insert = old.prepare('INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, 202, ?, ?, 1, 9e15)');
   insert.run('tn_old', 'POST /v1/rl-runs', 'k', 'f1', '{"id":"wl_a"}', 'wl_a');
@@ -67,6 +67,36 @@ t.test('keys stored before migration 9 still replay: their route scopes become t
   t.match(store.idempotency.find('tn_old', 'rl_run.launch', 'k'), { fingerprint: 'f1', workloadId: 'wl_a' });
   t.match(store.idempotency.find('tn_old', 'workload.submit', 'k'), { fingerprint: 'f2', workloadId: 'wl_b' });
   t.match(store.idempotency.find('tn_old', 'example.run', 'k'), { fingerprint: 'f3', workloadId: 'wl_c' });
+});
+
+t.test('rows numbered before migration 12 keep their numbers, and each workload counts on from its last', async (t) => {
+  const path = tempDbPath(t);
+  const old = atVersion(path, 11);
+  old.prepare("INSERT INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms) VALUES ('tn_old', 1, 1, 1)").run();
+  old.prepare("INSERT INTO request_journal (tenant_id, seq, at_ms, wall_ms, method, path, query, request_id, replayed, body_json, body_bytes, body_truncated, duration_ms) VALUES ('tn_old', 7, 1, 1, 'GET', '/v1/me', '', 'r', 0, 0, 0, 0, 1)").run();
+  const workload = old.prepare(`INSERT INTO workloads (id, tenant_id, kind, payload, spec, estimated_cost_usd, created_at_ms, materialised_to_ms, status, updated_at_ms)
+    VALUES (?, 'tn_old', 'custom', '{}', '{}', 0, 1, 1, 'running', 1)`);
+  workload.run('wl_a');
+  workload.run('wl_b');
+  // Shared numbering, as every server before 12 wrote it: the two workloads' rows interleave.
+  const line = old.prepare("INSERT INTO workload_logs (seq, workload_id, stage_id, generation, at_ms, line) VALUES (?, ?, 'main', 1, 1, ?)");
+  const event = old.prepare("INSERT INTO workload_events (seq, workload_id, event_id, event_type, payload, created_at_ms) VALUES (?, ?, ?, 'workload.status', '{}', 1)");
+  for (const [seq, id] of [[40, 'wl_a'], [41, 'wl_b'], [42, 'wl_a']] as const) {
+    line.run(seq, id, `line ${seq}`);
+    event.run(seq, id, `ev_${seq}`);
+  }
+  old.close();
+
+  const store = openStore(path);
+  t.teardown(() => store.close());
+  t.same(store.runtime.logs('wl_a', 0, 10).map((l) => [l.seq, l.line]), [[40, 'line 40'], [42, 'line 42']], 'the numbers a client saw stay');
+  store.runtime.appendLogs('wl_a', [{ stageId: 'main', generation: 1, atMs: 2, line: 'new' }], 1 << 20);
+  store.runtime.appendLogs('wl_b', [{ stageId: 'main', generation: 1, atMs: 2, line: 'new' }], 1 << 20);
+  store.runtime.addEvent('wl_b', 'ev_new', 'workload.status', {}, 2);
+  t.same(store.runtime.logs('wl_a', 42, 10).map((l) => l.seq), [43], 'after the workload\'s own last');
+  t.same(store.runtime.logs('wl_b', 41, 10).map((l) => l.seq), [42], 'not after the other workload\'s');
+  t.same(store.runtime.events('wl_b', 41, 10).map((e) => e.seq), [42]);
+  t.equal(store.db.prepare("SELECT last_seq FROM journal_numbers WHERE tenant_id = 'tn_old'").pluck().get(), 7, 'the journal goes on after its last id');
 });
 
 /** The schema as SQLite keeps it, the migrations recorded, and the tables that hold rows. */
@@ -123,7 +153,7 @@ t.test('without its template (a build that did not bundle) a new database is mig
 
 t.test('a template without the latest migrations gets them when a database is copied from it', async (t) => {
   const template = join(dirname(tempDbPath(t)), 'old-template.db');
-  const old = versionEight(template);
+  const old = atVersion(template, 8);
   old.prepare("INSERT INTO server_settings (name, value) VALUES ('marker', 'from the template')").run();
   old.close();
   const db = openDatabase(tempDbPath(t), template);

@@ -29,7 +29,7 @@ t.test('reset empties one tenant and leaves the other untouched', async (t) => {
   const workloadA = await furnish(s, a);
   await furnish(s, b);
   // A row in a workload's child table, to see the cascade work.
-  s.store.db.prepare("INSERT INTO workload_interventions (workload_id, at_ms, kind, args) VALUES (?, 0, 'fail', '{}')").run(workloadA);
+  s.store.db.prepare("INSERT INTO workload_interventions (seq, workload_id, at_ms, kind, args) VALUES (1, ?, 0, 'fail', '{}')").run(workloadA);
   const beforeA = (await s.call('GET', '/_mock/clock', { key: a })).body;
   const bBefore = rowsOf(s, tenantB);
 

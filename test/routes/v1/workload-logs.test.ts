@@ -150,8 +150,8 @@ t.test('a database written before log retention counts its stored lines as retai
     id: 'wl_old', tenantId: 'tn_old', kind: 'custom', name: null, payload: '{}', spec: '{}', estimatedCostUsd: 0, revision: 1,
     createdAtMs: 0, materialisedToMs: 0, status: 'running', updatedAtMs: 0, spendUsd: 0, generation: 2, settled: 0,
   });
-  const line = store.db.prepare("INSERT INTO workload_logs (workload_id, stage_id, generation, at_ms, line) VALUES ('wl_old', 'main', ?, 0, ?)");
-  for (const [generation, text] of [[1, 'one'], [1, 'två'], [2, 'three']] as const) line.run(generation, text);
+  const line = store.db.prepare("INSERT INTO workload_logs (seq, workload_id, stage_id, generation, at_ms, line) VALUES (?, 'wl_old', 'main', ?, 0, ?)");
+  for (const [seq, generation, text] of [[1, 1, 'one'], [2, 1, 'två'], [3, 2, 'three']] as const) line.run(seq, generation, text);
   // Back to schema version 3, as a server before this change left it.
   store.db.exec("DROP TABLE workload_log_attempts; DROP INDEX workload_logs_attempt; DELETE FROM schema_migrations WHERE version = 5");
   store.close();
