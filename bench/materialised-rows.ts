@@ -27,7 +27,7 @@ export interface LaunchRows {
 function reading<T>(db: string, fn: (all: (sql: string, ...args: unknown[]) => Row[]) => T): T {
   const reader = new Database(db, { readonly: true });
   try {
-    return fn((sql, ...args) => (reader.prepare(sql).all(...args) as Row[]).map(({ seq: _seq, ...row }) => row));
+    return fn((sql, ...args) => reader.prepare(sql).all(...args) as Row[]);
   } finally {
     reader.close();
   }
