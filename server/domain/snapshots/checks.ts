@@ -112,11 +112,13 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
   const within = (at: At, column: string, n: number, min: number, max: number) => {
     if (!(n >= min && n <= max)) at.refuse(column, `${n} is outside ${min} to ${max}`);
   };
-  const valid = <S extends z.ZodType>(at: At, column: string, schema: S, value: unknown, columnOf?: (issue: z.core.$ZodIssue) => string): z.output<S> => {
+  /** A value held to a schema; with `columnOf`, the value is a row's columns and the issue names its column. */
+  const valid = <S extends z.ZodType>(at: At, column: string, schema: S, value: unknown, columnOf?: (key: string) => string): z.output<S> => {
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      at.refuse(columnOf?.(issue) ?? column, issueText(issue));
+      if (!columnOf) at.refuse(column, issueText(issue));
+      at.refuse(columnOf(String(issue.path[0])), issueText({ ...issue, path: issue.path.slice(1) }));
     }
     return parsed.data;
   };
@@ -146,7 +148,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
     keys.set(text, index);
   };
   const serverKey = (at: At, table: string, column: string, index: number, n: number) => {
-    within(at, column, n, 1, Number.MAX_SAFE_INTEGER);
+    within(at, column, n, 1, MAX_SEQ);
     unique(at, table, column, index, n);
   };
 
@@ -234,6 +236,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       serverKey(at, 'assets', 'seq', index, a.seq);
       unique(at, 'assets', 'id', index, a.id);
       if (a.idempotency_key !== null) unique(at, 'assets', 'idempotency_key', index, a.idempotency_key);
+      valid(at, 'sha256', sha256Hex, a.sha256);
       within(at, 'bytes', a.bytes, 0, MAX_COUNT);
       past(at, 'created_at_ms', a.created_at_ms);
       // An import is ready at a time fixed when it starts, which may still be ahead.
@@ -264,7 +267,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
         { available: o.available === 1, ...(o.unavailable_reason === null ? {} : { unavailable_reason: o.unavailable_reason }) });
     },
     budgets(at, b) {
-      valid(at, '', BudgetUpdate, b, (issue) => String(issue.path[0]));
+      valid(at, '', BudgetUpdate, b, (key) => key);
     },
     tenant_levers(at, l) {
       valid(at, 'unrecoverable_error_rate', LeversUpdate, { review_expiry: l.review_expiry === 1, unrecoverable_error_rate: l.unrecoverable_error_rate });
@@ -277,7 +280,6 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       serverKey(at, 'faults', 'seq', index, f.seq);
       unique(at, 'faults', 'id', index, f.id);
       // Exactly what POST /_mock/faults takes.
-      const columns: Record<string, string> = { after: 'after_count' };
       let action: unknown;
       try {
         action = JSON.parse(f.action);
@@ -285,7 +287,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
         at.refuse('action', 'is not JSON');
       }
       const rule = valid(at, '', FaultRule, { ...(f.method === null ? {} : { method: f.method }), path: f.path, times: f.times, after: f.after_count, action },
-        (issue) => columns[String(issue.path[0])] ?? String(issue.path[0]));
+        (key) => (key === 'after' ? 'after_count' : key));
       if (JSON.stringify(rule.action) !== JSON.stringify(action)) at.refuse('action', 'is not as POST /_mock/faults stores it (every default filled in)');
       within(at, 'seen', f.seen, 0, MAX_COUNT);
       within(at, 'applied', f.applied, 0, f.times);
@@ -310,7 +312,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       past(at, 'applied_at_ms', s.applied_at_ms);
     },
     webhooks(at, h) {
-      valid(at, '', WebhookRequest, { url: h.url, secret: h.secret }, (issue) => String(issue.path[0]));
+      valid(at, '', WebhookRequest, { url: h.url, secret: h.secret }, (key) => key);
       past(at, 'since_ms', h.since_ms);
       past(at, 'updated_at_ms', h.updated_at_ms, ['since_ms', h.since_ms]);
     },
