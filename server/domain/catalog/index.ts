@@ -7,7 +7,7 @@ import { packageRoot } from '../../boot/package-info.js';
 import type { RecipeSimulation, RunMode } from '../../simulator/types.js';
 
 /** The contract's bounds on every recipe's request fields (RLRecipeRequest). */
-export const CONTRACT_BOUNDS = { evaluationTasks: [4, 64], trainingSteps: [1, 50] } as const;
+const CONTRACT_BOUNDS = { evaluationTasks: [4, 64], trainingSteps: [1, 50] } as const;
 
 const finite = z.number().nonnegative();
 export const Simulation = z.strictObject({

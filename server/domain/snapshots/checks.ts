@@ -37,7 +37,7 @@ type RowOf<T extends SnapshotTable> = Tables[T][number];
 type Clock = SnapshotDocument['tenant']['clock'];
 
 /** The wire's integers: sequence numbers, generations, attempts, revisions. */
-export const MAX_SEQ = 2 ** 31 - 1;
+const MAX_SEQ = 2 ** 31 - 1;
 /** Byte and event counters: far above what any route adds up, so a sum of them stays exact. */
 const MAX_COUNT = 2 ** 48;
 /** Wall milliseconds one request or delivery took. */
