@@ -87,4 +87,14 @@ export class VirtualClock {
   }
 }
 
+/**
+ * The range of every virtual time a tenant can hold: 0 (1970) to the start of year 5000. The end is
+ * far below year 10000, where ISO text grows a sign and two more digits (and Date stops at 275760):
+ * a run started at the end, plus the longest run and a year of idempotency TTL, still reads and
+ * writes four-digit years. A restored snapshot's times are held to it (snapshots/checks.ts).
+ */
+export const CLOCK_RANGE_MS = { min: 0, max: Date.UTC(5000, 0, 1) } as const;
+
+export const inClockRange = (ms: number): boolean => Number.isSafeInteger(ms) && ms >= CLOCK_RANGE_MS.min && ms <= CLOCK_RANGE_MS.max;
+
 export const isoTime = (ms: number) => new Date(ms).toISOString();

@@ -10,7 +10,7 @@ import type { RecipeSimulation, RunMode } from '../../simulator/types.js';
 const CONTRACT_BOUNDS = { evaluationTasks: [4, 64], trainingSteps: [1, 50] } as const;
 
 const finite = z.number().nonnegative();
-const Simulation = z.strictObject({
+export const Simulation = z.strictObject({
   base_pass_rate: z.number().min(0).max(1),
   trained_pass_rate: z.number().min(0).max(1),
   group_size: z.number().int().min(1).max(64),

@@ -22,7 +22,7 @@ const GPU_USD_PER_HOUR: Record<string, number> = {
 const DEFAULT_ACCELERATOR_USD_PER_HOUR = 1.2;
 const VM_USD_PER_HOUR = 0.12;
 const DEFAULT_CUSTOM_RUN_SECONDS = 600;
-const MAX_CUSTOM_RUN_SECONDS = 7 * 24 * 3600;
+export const MAX_CUSTOM_RUN_SECONDS = 7 * 24 * 3600;
 
 /** A custom run's lifecycle: queueing and provisioning like a recipe run, no simulated tasks. */
 const CUSTOM_SIMULATION: RecipeSimulation = {

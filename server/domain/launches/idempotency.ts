@@ -6,7 +6,8 @@ import { NOT_CACHED } from '../../../store/tenant-cache.js';
 import type { IdempotencyRecord } from '../../../store/idempotency.js';
 
 /** The operations a client makes idempotent with a key; a key is scoped to one of them. */
-export type KeyedOperation = 'rl_run.launch' | 'workload.submit' | 'example.run';
+export const KEYED_OPERATIONS = ['rl_run.launch', 'workload.submit', 'example.run'] as const;
+export type KeyedOperation = (typeof KEYED_OPERATIONS)[number];
 
 interface IdempotentRequest {
   operation: KeyedOperation;

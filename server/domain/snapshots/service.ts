@@ -6,6 +6,7 @@ import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
 import { badRequest, DomainError } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
+import { checkSnapshot } from './checks.js';
 
 /** A --restore file that cannot be restored: a start-up mistake, like a bad flag. */
 export class SnapshotFileError extends Error {
@@ -46,10 +47,12 @@ export function createSnapshotService(deps: DomainContext) {
 
     /**
      * Deletes the tenant's state as reset does and writes the document's in its place, its clock
-     * resuming at the document's virtual time. A row the database refuses (an id another tenant
-     * holds) is a 400 naming it, and the whole restore rolls back.
+     * resuming at the document's virtual time. A document the checks refuse changes nothing; a
+     * row the database refuses (an id another tenant holds) is a 400 naming it, and the whole
+     * restore rolls back.
      */
     restore(tenantId: string, doc: SnapshotDocument): RestoredRows {
+      checkSnapshot(doc);
       const { clock: saved, cursor_key: cursorKey } = doc.tenant;
       const tables = doc.tenant.tables as SnapshotTables;
       return units.atNow(tenantId, (unit) => {
