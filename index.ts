@@ -75,6 +75,11 @@ export interface MockServerOptions {
   maxSnapshotBytes?: number;
   /** A snapshot file (`snapshot()`, GET /_mock/snapshot) restored into `apiKey`'s tenant at start. */
   restore?: string;
+  /**
+   * The key `restore` restores into, which is then `apiKey`: the same key gives the same tenant
+   * on any server, so the snapshot keeps its ids (in strict mode, one of `keys`).
+   */
+  restoreKey?: string;
 }
 
 /**
@@ -251,9 +256,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
 async function serve(options: MockServerOptions, afterClose: () => void): Promise<MockServer> {
   // The caller's environment is not consulted: a test suite gets the same server wherever it runs.
-  // Restored below into this server's own key's tenant, not the CLI's printed one.
+  // Without a key, restored below into this server's own key's tenant, not the CLI's printed one;
+  // with one, by the server at start as --restore-key does.
   const { restore, ...flagged } = options;
-  const request = resolveCli(toFlags(flagged), {});
+  const { restoreKey } = options;
+  const request = resolveCli(toFlags(restoreKey === undefined ? flagged : options), {});
   if (request.kind !== 'run') throw new Error('unreachable: no --help or --version is passed');
   const { config } = request;
   const app = await buildApp({ config });
@@ -267,7 +274,7 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
   const unspecified = address.address === '0.0.0.0' || address.address === '::';
   const hostname = unspecified ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${hostname}:${address.port}`;
-  const apiKey = config.keys ? config.keys[0].key : `nk_test_${randomBytes(12).toString('hex')}`;
+  const apiKey = restoreKey ?? (config.keys ? config.keys[0].key : `nk_test_${randomBytes(12).toString('hex')}`);
 
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(url + path, {
@@ -286,7 +293,7 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
     return parsed;
   };
 
-  if (restore !== undefined) {
+  if (restore !== undefined && restoreKey === undefined) {
     try {
       await control('PUT', '/_mock/snapshot', JSON.parse(readFileSync(restore, 'utf8')));
     } catch (err) {

@@ -8,8 +8,11 @@ import { dateTime } from './primitives.js';
  */
 
 export const SNAPSHOT_FORMAT = 'nodus-mock.snapshot';
-/** The newest version this server writes and reads; every older one stays readable. */
-export const SNAPSHOT_VERSION = 1;
+/**
+ * The newest version this server writes and reads; every older one stays readable
+ * (`upgradeSnapshot`). 2 added `tenant.id`.
+ */
+export const SNAPSHOT_VERSION = 2;
 
 const int = z.number().int();
 const real = z.number();
@@ -88,6 +91,8 @@ export const SnapshotTenant = z
       scale: z.number().positive().max(1_000_000).describe('virtual seconds per wall second in realtime mode'),
       now_ms: int.min(0).describe('the virtual time the snapshot was taken at; a restored clock resumes from it'),
     }),
+    id: text.nullable().optional()
+      .describe('the tenant the snapshot was taken from (version 2 on, where it is required; null: restore keeping the ids, as version 1 did)'),
     cursor_key: z.string().regex(/^[0-9a-f]{64}$/).nullable()
       .describe('the key the tenant\'s cursors are signed with (null: a tenant older than these keys, whose cursors the server signed)'),
     tables,
@@ -102,6 +107,13 @@ export const Snapshot = z
     mock_version: text.describe('the nodus-mock version that wrote it'),
     tenant: SnapshotTenant,
   })
+  .superRefine((doc, ctx) => {
+    // Optional in the shape only so that one schema reads every version: each says whether it has it.
+    const has = doc.tenant?.id !== undefined;
+    if (has !== doc.version >= 2) {
+      ctx.addIssue({ code: 'custom', path: ['tenant', 'id'], message: has ? `is not in version ${doc.version}` : `is required from version 2 on` });
+    }
+  })
   .meta({ id: 'MockSnapshot' });
 
 export const SnapshotRestored = z
@@ -112,6 +124,17 @@ export const SnapshotRestored = z
   .meta({ id: 'MockSnapshotRestored' });
 
 export type SnapshotDocument = z.output<typeof Snapshot>;
+/** A document of the newest version, as the restore takes it. */
+export type CurrentSnapshot = SnapshotDocument & { version: typeof SNAPSHOT_VERSION; tenant: { id: string | null } };
+
+/**
+ * An older document as the newest version, each version's gap filled with what reproduces the
+ * older behaviour (docs/snapshots.md, Versions): version 1 had no `tenant.id`, and restored
+ * keeping every id, which is what a null id asks for.
+ */
+export function upgradeSnapshot(doc: SnapshotDocument): CurrentSnapshot {
+  return { ...doc, version: SNAPSHOT_VERSION, tenant: { ...doc.tenant, id: doc.tenant.id ?? null } };
+}
 
 /** docs/snapshot.schema.json: the format as JSON Schema (draft 2020-12), for tools outside this server. */
 export function snapshotJsonSchema(): string {

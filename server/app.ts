@@ -164,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onReady', async () => services.webhooks.start(app.log));
   app.addHook('preClose', () => services.webhooks.stop());
   app.decorate('config', config);
+  app.decorate('restoredWorkload', null as string | null);
 
   app.decorateRequest('rawBody', null);
   app.decorateRequest('replayed', false);
@@ -213,9 +214,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       app.log.info({ scenario: scenario.source, applied_to: tenants }, 'scenario applied');
     }
     // After the scenario: the snapshot is the state asked for, whatever the file gave that tenant.
+    // Into the tenant of --restore-key, or of the printed key: the start-up link shows it.
     if (config.restore !== undefined) {
       const tenant = services.control.registerKey(printedKey(config));
       const rows = services.snapshots.restoreFile(tenant.id, config.restore);
+      app.restoredWorkload = services.workloads.list(tenant.id, { limit: 1 }).workloads[0]?.row.id ?? null;
       app.log.info({ snapshot: config.restore, tenant: tenant.id, rows }, 'snapshot restored');
     }
   } catch (err) {

@@ -78,7 +78,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<vo
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const key = printedKey(config);
-  process.stdout.write(`nodus-mock ${packageVersion()} listening on ${url}\n${sdkExportLine(url, key)}\ninspector: ${url}/_mock/ui/#key=${key}\n`);
+  process.stdout.write(`nodus-mock ${packageVersion()} listening on ${url}\n${sdkExportLine(url, key)}\ninspector: ${url}/_mock/ui/#key=${key}${app.restoredWorkload ? `&workload=${app.restoredWorkload}` : ''}\n`);
 
   let closing = false;
   const shutdown = (reason: string) => {

@@ -129,6 +129,11 @@ export const OPTIONS = {
     help: 'snapshot file (GET /_mock/snapshot) restored at start into the tenant of the printed key',
     schema: z.string().min(1).optional(),
   },
+  restoreKey: {
+    flag: 'restore-key', env: 'NODUS_MOCK_RESTORE_KEY', default: undefined,
+    help: 'the key whose tenant --restore restores into and the start-up lines print (default: the printed key); in strict mode one of --keys',
+    schema: z.string().regex(API_KEY_PATTERN, 'a key must be printable ASCII without spaces').optional(),
+  },
   maxLogBytesPerAttempt: {
     flag: 'max-log-bytes-per-attempt', env: 'NODUS_MOCK_MAX_LOG_BYTES_PER_ATTEMPT', default: '8388608',
     help: 'log bytes kept per stage and generation (default 8 MiB); later lines are dropped',
@@ -277,6 +282,13 @@ export function resolveCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
     const o = OPTIONS[name];
     throw new ConfigError(`invalid --${o.flag} / ${o.env}: ${issue.message}`);
   }
+  const { restoreKey, restore, keys } = parsed.data;
+  if (restoreKey !== undefined) {
+    const fail = (why: string) => new ConfigError(`invalid --${OPTIONS.restoreKey.flag} / ${OPTIONS.restoreKey.env}: ${why}`);
+    if (restore === undefined) throw fail(`it names where --${OPTIONS.restore.flag} restores to: give a snapshot file too`);
+    if (keys && !keys.some((entry) => entry.key === restoreKey)) throw fail('in strict mode it must be one of --keys');
+    if (!keys && !restoreKey.startsWith(OPEN_MODE_KEY_PREFIX)) throw fail(`API keys on this mock start with ${OPEN_MODE_KEY_PREFIX}`);
+  }
   return { kind: 'run', config: parsed.data as Config };
 }
 
@@ -287,9 +299,12 @@ export function defaultConfig(overrides: Partial<Config> = {}): Config {
   return { ...result.config, ...overrides };
 }
 
-/** The key the start-up lines print: the first configured one, else open mode's local key. */
-export function printedKey(config: Pick<Config, 'keys'>): string {
-  return config.keys ? config.keys[0].key : 'nk_test_local';
+/**
+ * The key the start-up lines print: the one a snapshot was restored into, else the first
+ * configured one, else open mode's local key.
+ */
+export function printedKey(config: Pick<Config, 'keys' | 'restoreKey'>): string {
+  return config.restoreKey ?? (config.keys ? config.keys[0].key : 'nk_test_local');
 }
 
 /** What the start-up log shows: everything but key material. */

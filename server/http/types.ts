@@ -8,6 +8,8 @@ import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler, pr
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    /** The newest workload --restore restored, for the start-up link; null without one. */
+    restoredWorkload: string | null;
     services: Services;
     /** The key check, added by the /v1 and /_mock contexts (auth.ts). */
     authenticate: onRequestHookHandler;

@@ -66,6 +66,11 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
   return { status: res.status, headers: res.headers, text, body: parsed as T };
 }
 
+/** The same server as another key's tenant sees it: `call` sends that key unless told otherwise. */
+export function withKey(s: TestServer, key: string): TestServer {
+  return { ...s, key, call: (method, path, callOptions) => call(s.url, method, path, key, callOptions) };
+}
+
 /** Starts the app on 127.0.0.1 port 0 with a temporary database; closed at teardown. */
 export async function startServer(
   t: Teardown,

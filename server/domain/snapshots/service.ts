@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import { Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
 import { SnapshotRowError, type SnapshotTable, type SnapshotTables } from '../../../store/snapshot.js';
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
@@ -7,6 +7,7 @@ import type { DomainContext } from '../context.js';
 import { badRequest, DomainError } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
 import { checkSnapshot } from './checks.js';
+import { forkSnapshot } from './fork.js';
 
 /** A --restore file that cannot be restored: a start-up mistake, like a bad flag. */
 export class SnapshotFileError extends Error {
@@ -37,6 +38,7 @@ export function createSnapshotService(deps: DomainContext) {
           mock_version: packageVersion(),
           tenant: {
             clock: { mode, scale, now_ms: unit.nowMs },
+            id: tenantId,
             cursor_key: store.tenants.cursorKey(tenantId),
             // The rows are the store's own; the JSON Schema test checks they are what the format says.
             tables: store.snapshot.read(tenantId) as unknown as SnapshotDocument['tenant']['tables'],
@@ -47,14 +49,17 @@ export function createSnapshotService(deps: DomainContext) {
 
     /**
      * Deletes the tenant's state as reset does and writes the document's in its place, its clock
-     * resuming at the document's virtual time. A document the checks refuse changes nothing; a
-     * row the database refuses (an id another tenant holds) is a 400 naming it, and the whole
-     * restore rolls back.
+     * resuming at the document's virtual time; into a tenant other than the one it was taken from,
+     * with its ids made the target's own (forkSnapshot). A document the checks refuse changes
+     * nothing; a row the database refuses (an id another tenant holds) is a 400 naming it, and
+     * the whole restore rolls back.
      */
     restore(tenantId: string, doc: SnapshotDocument): RestoredRows {
-      checkSnapshot(doc);
-      const { clock: saved, cursor_key: cursorKey } = doc.tenant;
-      const tables = doc.tenant.tables as SnapshotTables;
+      const current = upgradeSnapshot(doc);
+      checkSnapshot(current);
+      const forked = forkSnapshot(current, tenantId);
+      const { clock: saved, cursor_key: cursorKey } = forked.tenant;
+      const tables = forked.tenant.tables as SnapshotTables;
       return units.atNow(tenantId, (unit) => {
         store.reset.deleteTenantData(tenantId);
         unit.restoreClock(saved.mode, saved.scale, saved.now_ms);

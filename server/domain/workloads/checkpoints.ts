@@ -1,5 +1,5 @@
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { sha256Hex } from '../canonical.js';
+import { DERIVED_IDS } from './derived-ids.js';
 import { firstAfter, type RunContext } from './materialise.js';
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 
@@ -47,7 +47,7 @@ export function checkpoints(row: WorkloadRow, ctx: RunContext): Checkpoint[] {
     const sequence = out.length + 1;
     const folder = `checkpoints/${String(sequence).padStart(4, '0')}`;
     out.push({
-      manifestId: `mf_${sha256Hex(`${row.id}\n${sequence}`).slice(0, 24)}`,
+      manifestId: DERIVED_IDS.mf(row.id, sequence),
       stageId: spec.stageId,
       generation,
       sequence,

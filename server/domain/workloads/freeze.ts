@@ -1,6 +1,6 @@
 import type { WorkloadFreeze } from '../../../openapi/workloads.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { sha256Hex } from '../canonical.js';
+import { DERIVED_IDS } from './derived-ids.js';
 import { checkpoints } from './checkpoints.js';
 import { isoTime } from '../clock.js';
 import { DomainError } from '../errors.js';
@@ -75,7 +75,7 @@ export function freezeView(row: WorkloadRow, ctx: RunContext): WorkloadFreeze | 
   else state = now > cycle.freeze.atMs ? 'releasing' : 'requested';
   const saved = frozenAtMs === null ? undefined : checkpoints(row, ctx).find((c) => c.trigger === 'freeze' && c.atMs === frozenAtMs);
   return {
-    id: `frz_${sha256Hex(`${row.id}\nfreeze\n${cycle.ordinal}`).slice(0, 24)}`,
+    id: DERIVED_IDS.frz(row.id, cycle.ordinal),
     workload_id: row.id,
     stage_id: ctx.spec.stageId,
     ...(saved ? { manifest_id: saved.manifestId } : {}),

@@ -1,6 +1,6 @@
 import type { Artifact, CustomerLedgerEntry, RoutingPlacement, Settlement } from '../../../openapi/workloads.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { sha256Hex } from '../canonical.js';
+import { DERIVED_IDS } from './derived-ids.js';
 import { checkpoints } from './checkpoints.js';
 import { isoTime } from '../clock.js';
 import { firstAfter, type RunContext } from './materialise.js';
@@ -51,14 +51,14 @@ export function ledger(row: WorkloadRow, ctx: RunContext): { entries: CustomerLe
   for (let t = spec.createdAtMs; t < endMs; t += HOUR_MS) bounds.push(t);
   bounds.push(endMs);
   const spent = spendsAt(spec, ctx.timeline, bounds).map(micros);
-  const correlationId = `stl_${sha256Hex(`${row.id}\nsettlement`).slice(0, 24)}`;
+  const correlationId = DERIVED_IDS.stl(row.id);
   const entries: CustomerLedgerEntry[] = [];
   for (let k = 1; k < bounds.length; k++) {
     const charged = spent[k] - spent[k - 1];
     if (charged <= 0) continue;
     const [from, to] = [bounds[k - 1], bounds[k]];
     entries.push({
-      id: `led_${sha256Hex(`${row.id}\nledger\n${k}`).slice(0, 24)}`,
+      id: DERIVED_IDS.led(row.id, k),
       correlation_id: correlationId,
       entry_type: 'customer_charge',
       debit_usd: 0,

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { snapshotJsonSchema } from '../../../openapi/snapshot.js';
 import { packageRoot } from '../../../server/boot/package-info.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
-import { freshKey, startServer, type Teardown, type TestServer } from '../../helpers/server.js';
+import { freshKey, startServer, withKey, type Teardown, type TestServer } from '../../helpers/server.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 
 /** Both servers run alike: a restored tenant continues as the original does only under the same settings. */
@@ -114,7 +114,7 @@ t.test('a snapshot restored on a fresh server answers every read as the original
   const snapshot = await a.call('GET', '/_mock/snapshot');
   t.equal(snapshot.status, 200);
   t.match(snapshot.headers.get('content-type'), /^application\/json/);
-  t.match(snapshot.body, { format: 'nodus-mock.snapshot', version: 1, mock_version: String });
+  t.match(snapshot.body, { format: 'nodus-mock.snapshot', version: 2, mock_version: String });
   const tables = snapshot.body.tenant.tables;
   t.ok(tables.workloads.some((w: { dropped_events: number }) => w.dropped_events > 0), 'a run dropped events');
   t.ok(tables.workload_interventions.some((i: { kind: string }) => i.kind === 'recover'), 'a recovered run');
@@ -122,7 +122,8 @@ t.test('a snapshot restored on a fresh server answers every read as the original
   t.ok(tables.asset_contents.length > 0 && tables.idempotency_keys.length >= 4 && tables.request_journal.length > 0);
   t.ok(tables.faults.some((f: { applied: number }) => f.applied === 1), 'a fault rule with its counters');
 
-  const b = await startServer(t, SETTINGS);
+  // The same key is the same tenant on any server: the document restores into the tenant it was taken from.
+  const b = withKey(await startServer(t, SETTINGS), a.key);
   const restored = await b.call('PUT', '/_mock/snapshot', { body: snapshot.body });
   t.equal(restored.status, 200, restored.text);
   t.equal(restored.body.rows.workloads, 4);
@@ -189,7 +190,9 @@ t.test('a bad snapshot is refused with the path of its first problem, and change
     ['not JSON', 'not json', 400, 'invalid_json', /not valid JSON/],
     ['truncated', text.slice(0, text.length / 2), 400, 'invalid_json', /not valid JSON/],
     ['another format', JSON.stringify({ ...before, format: 'localstack.pod' }), 400, 'invalid_snapshot', /^body\.format: /],
-    ['a newer version', JSON.stringify({ ...before, version: 2 }), 400, 'invalid_snapshot', /^body\.version: is newer than this server reads \(1\)/],
+    ['a newer version', JSON.stringify({ ...before, version: 3 }), 400, 'invalid_snapshot', /^body\.version: is newer than this server reads \(2\)/],
+    ['a version 2 without the tenant\'s id', JSON.stringify({ ...before, tenant: { ...before.tenant, id: undefined } }), 400, 'invalid_snapshot', /^body\.tenant\.id: is required from version 2 on/],
+    ['a version 1 with it', JSON.stringify({ ...before, version: 1 }), 400, 'invalid_snapshot', /^body\.tenant\.id: is not in version 1/],
     ['a field of the wrong type', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, workloads: [{ ...tables.workloads[0], revision: 'one' }] } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.workloads\.0\.revision: /],
     ['a table missing', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, rl_events: undefined } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.rl_events: /],
     ['a row naming a workload it does not hold', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, workloads: [] } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.idempotency_keys\.0\.workload_id: names workloads id/],
@@ -208,4 +211,113 @@ t.test('a bad snapshot is refused with the path of its first problem, and change
 
 t.test('docs/snapshot.schema.json is what the schema generates (npm run openapi)', async (t) => {
   t.equal(readFileSync(join(packageRoot(), 'docs/snapshot.schema.json'), 'utf8'), snapshotJsonSchema());
+});
+
+/**
+ * Every id-like word of a read: the server-wide ids, the ids derived from them (freeze, ledger,
+ * settlement), tenant and key ids, and cursors (signed over their workload's id).
+ */
+const ID_WORD = /(?<![0-9A-Za-z_])(?:[a-z]{2,5}_[0-9A-Za-z]{8,}|c1\.[0-9a-z]+\.[0-9A-Za-z_-]{22})(?![0-9A-Za-z_-])/g;
+/** The ids the server holds unique across tenants, the tenant's and its key's: none of the original's may survive in a copy. */
+const OWNED = /^(wl|asset|flt|sec|conn|msg|tn|key)_/;
+
+/**
+ * The copy's reads are the original's with its ids mapped: the id words pair up one to one
+ * (each original id always becomes the same copy id, and no two become one), and with them
+ * replaced the two are equal. Answers the mapping.
+ */
+function sameWithIdsMapped(t: Test, copy: unknown, original: unknown, what: string): Map<string, string> {
+  const [from, to] = [JSON.stringify(withoutWall(original)), JSON.stringify(withoutWall(copy))];
+  const [words, copies] = [from.match(ID_WORD) ?? [], to.match(ID_WORD) ?? []];
+  t.equal(copies.length, words.length, `${what}: as many ids`);
+  const map = new Map<string, string>();
+  const taken = new Map<string, string>();
+  words.forEach((word, i) => {
+    const mapped = copies[i];
+    if ((map.get(word) ?? mapped) !== mapped || (taken.get(mapped) ?? word) !== word) t.fail(`${what}: ${word} and ${mapped} do not pair one to one`);
+    map.set(word, mapped);
+    taken.set(mapped, word);
+  });
+  const expected = from.replace(ID_WORD, (word) => map.get(word)!);
+  let at = 0;
+  while (at < to.length && to[at] === expected[at]) at++;
+  t.ok(expected === to, `${what}: equal with the ids mapped`, { first_difference: { copy: to.slice(at - 150, at + 150), original: expected.slice(at - 150, at + 150) } });
+  const survivors = [...map].filter(([word, mapped]) => OWNED.test(word) && word === mapped).map(([word]) => word);
+  t.same(survivors, [], `${what}: no id of the original's survives in the copy`);
+  for (const [word, mapped] of map) if (OWNED.test(word) && (word.length !== mapped.length || word.split('_')[0] !== mapped.split('_')[0])) t.fail(`${what}: ${word} became ${mapped}, another format`);
+  return map;
+}
+
+const idsOf = (doc: { tenant: { tables: { workloads: { id: string }[]; assets: { id: string }[] } } }) => ({
+  workloads: doc.tenant.tables.workloads.map((w) => w.id),
+  assets: doc.tenant.tables.assets.map((a) => a.id),
+});
+const withoutCreatedAt = (doc: Record<string, unknown>) => ({ ...doc, created_at: null });
+
+t.test('one snapshot restored into three tenants of one server: each answers as the original with its own ids, and moves on alone', async (t) => {
+  const s = await startServer(t, SETTINGS);
+  await everything(t, s);
+  const doc = (await s.call('GET', '/_mock/snapshot')).body;
+  t.match(doc.tenant.id, /^tn_[0-9a-f]{20}$/, 'the document names the tenant it was taken from');
+  const copies = [freshKey(), freshKey(), freshKey()].map((key) => withKey(s, key));
+  for (const copy of copies) {
+    const res = await copy.call('PUT', '/_mock/snapshot', { body: doc });
+    t.equal(res.status, 200, res.text);
+  }
+  const original = await reads(s, idsOf(doc));
+  const docs: Record<string, unknown>[] = [];
+  const maps: Map<string, string>[] = [];
+  for (const [i, copy] of copies.entries()) {
+    const own = (await copy.call('GET', '/_mock/snapshot')).body;
+    docs.push(own);
+    maps.push(sameWithIdsMapped(t, await reads(copy, idsOf(own)), original, `copy ${i + 1}`));
+  }
+  for (const id of idsOf(doc).workloads) t.equal(new Set(maps.map((m) => m.get(id))).size, 3, `${id}: three copies, three ids`);
+
+  const again = withKey(s, freshKey());
+  await again.call('PUT', '/_mock/snapshot', { body: doc });
+  await again.call('PUT', '/_mock/snapshot', { body: doc });
+  const first = (await again.call('GET', '/_mock/snapshot')).body;
+  t.equal((await again.call('PUT', '/_mock/snapshot', { body: doc })).status, 200, 'restored over its own fork');
+  t.same(idsOf((await again.call('GET', '/_mock/snapshot')).body), idsOf(first), 'the same document into the same tenant: the same ids each time');
+
+  // A cursor is the copy's own: another copy's, for its own copy of the run, is refused.
+  const [one, two] = [idsOf(docs[0] as never).workloads[0], idsOf(docs[1] as never).workloads[0]];
+  const page = (await copies[0].call('GET', `/v1/workloads/${one}/rl-events?limit=3`)).body;
+  t.equal((await copies[0].call('GET', `/v1/workloads/${one}/rl-events?limit=3&after=${encodeURIComponent(page.next_cursor)}`)).status, 200);
+  const foreign = await copies[1].call('GET', `/v1/workloads/${two}/rl-events?limit=3&after=${encodeURIComponent(page.next_cursor)}`);
+  t.equal(foreign.status, 400, 'another copy\'s cursor');
+  t.equal(foreign.body.error, 'invalid_cursor');
+
+  const everyone = [s, ...copies];
+  const stateOf = async (tenant: TestServer) => withoutCreatedAt((await tenant.call('GET', '/_mock/snapshot')).body);
+  const steps: ((tenant: TestServer, ids: { workloads: string[] }) => Promise<unknown>)[] = [
+    (tenant) => advance(tenant, 900),
+    (tenant, ids) => ok(tenant, 'POST', `/_mock/workloads/${ids.workloads[3]}/recover`, { replay_last: 2 }),
+    (tenant) => launchRun(tenant, legCounting({ seed: 21 }), 'after-fork'),
+  ];
+  for (const [i, copy] of copies.entries()) {
+    const before = await Promise.all(everyone.map(stateOf));
+    await steps[i](copy, idsOf(docs[i] as never));
+    // Its deliveries are its own too, and sent in the background: sent now, not while the others are looked at.
+    await ok(copy, 'POST', '/_mock/webhooks/flush');
+    const after = await Promise.all(everyone.map(stateOf));
+    t.notSame(after[i + 1], before[i + 1], `copy ${i + 1} moved`);
+    for (const j of everyone.keys()) if (j !== i + 1) t.same(after[j], before[j], `copy ${i + 1} moved, ${j === 0 ? 'the original' : `copy ${j}`} did not`);
+  }
+});
+
+t.test('a version 1 document still restores, keeping its ids, into any tenant', async (t) => {
+  const s = await startServer(t, SETTINGS);
+  const { id } = await launchRun(s, legCounting({ seed: 4 }));
+  await advance(s, 60);
+  const doc = (await s.call('GET', '/_mock/snapshot')).body;
+  const v1 = { ...doc, version: 1, tenant: { ...doc.tenant, id: undefined } };
+  const b = withKey(await startServer(t, SETTINGS), freshKey());
+  t.equal((await b.call('PUT', '/_mock/snapshot', { body: v1 })).status, 200);
+  const restored = (await b.call('GET', '/_mock/snapshot')).body;
+  t.same(idsOf(restored), idsOf(doc), 'its ids, as version 1 restored them');
+  t.equal(restored.tenant.cursor_key, doc.tenant.cursor_key, 'and its cursor key');
+  t.equal(restored.version, 2, 'written back as the newest version');
+  t.equal((await b.call('GET', `/v1/workloads/${id}`)).status, 200);
 });

@@ -1,0 +1,130 @@
+import { createHmac } from 'node:crypto';
+import type { CurrentSnapshot } from '../../../openapi/snapshot.js';
+import type { SnapshotRow } from '../../../store/snapshot.js';
+import { DERIVED_IDS } from '../workloads/derived-ids.js';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const DIGIT = new Map([...BASE62].map((c, i) => [c, BigInt(i)]));
+
+/**
+ * The ids the server holds unique across all its tenants (a UNIQUE or PRIMARY KEY text column in
+ * store/migrations: workloads, assets, secrets, connections, faults, webhook deliveries), as their
+ * generators write them: a prefix and a fixed number of base-62 digits. Found by their shape
+ * wherever a document holds them (JSON columns, webhook bodies, journal paths and bodies,
+ * receipts), not by column: a deleted fault's id lives on only in the journal. Letters, digits,
+ * `_` or `-` around one make it part of some longer word, so no id.
+ */
+const GLOBAL_ID = /(?<![0-9A-Za-z_-])(?:(wl|asset|sec|conn)_([0-9A-Za-z]{20})|(flt)_([0-9A-Za-z]{16})|(msg)_([0-9A-Za-z]{24}))(?![0-9A-Za-z_-])/g;
+/** The ids derived from a workload's id (DERIVED_IDS), as a document mentions them. */
+const DERIVED_ID = /(?<![0-9A-Za-z_])(mf|frz|led|stl)_[0-9a-f]{24}(?![0-9A-Za-z_-])/g;
+/** How far an ordinal is searched: above a run's checkpoints, freezes and billing hours. */
+const MAX_ORDINAL = 10_000;
+/** The tenant ids the server makes of a key (server/domain/control/tenants.ts), the ones a workload body names. */
+const TENANT_ID = /^tn_[0-9a-f]{20}$/;
+/** Base64 bytes: the tenant's files as they were uploaded, never the server's text. */
+const BYTE_COLUMNS = new Set(['asset_contents.data']);
+
+const toBigInt = (digits: string) => [...digits].reduce((n, c) => n * 62n + DIGIT.get(c)!, 0n);
+
+function toBase62(n: bigint, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++, n /= 62n) out = BASE62[Number(n % 62n)] + out;
+  return out;
+}
+
+/**
+ * Each kind and length of id shifted by an offset of its own, keyed by the target tenant: a
+ * bijection, so no two ids of the document meet; another tenant's copy is shifted by another
+ * offset, so copies do not meet either (but by a 2^-100 chance). Adding rather than hashing each
+ * id keeps their order, which lists sort by (workloads made in the same virtual millisecond, by
+ * id): a copy lists its runs as the original does. The offset stays under half the range, so ids
+ * written by the generators (whose leading digits are a wall-clock time, far under half) never
+ * wrap around.
+ */
+function idShifter(targetTenantId: string) {
+  const offsets = new Map<string, bigint>();
+  const mapped = new Map<string, string>();
+  return (id: string, kind: string, digits: string): string => {
+    let out = mapped.get(id);
+    if (out !== undefined) return out;
+    const range = 62n ** BigInt(digits.length);
+    let offset = offsets.get(`${kind}_${digits.length}`);
+    if (offset === undefined) {
+      const mac = createHmac('sha256', targetTenantId).update(`${kind}_${digits.length}`).digest('hex');
+      offset = BigInt(`0x${mac}`) % (range / 2n) + 1n;
+      offsets.set(`${kind}_${digits.length}`, offset);
+    }
+    out = `${kind}_${toBase62((toBigInt(digits) + offset) % range, digits.length)}`;
+    mapped.set(id, out);
+    return out;
+  };
+}
+
+type DerivedKind = keyof typeof DERIVED_IDS;
+
+/**
+ * A derived id of one of the workloads `candidates` names (those of the row it is in), derived
+ * again from that workload's new id; undefined when none of them derives it. Each workload's ids
+ * are derived ordinal by ordinal only as far as a search needs, and kept.
+ */
+function derivedShifter(workloadOf: (id: string) => string) {
+  const known = new Map<string, string>();
+  const reached = new Map<string, number>();
+  return (id: string, kind: DerivedKind, candidates: readonly string[]): string | undefined => {
+    if (known.has(id)) return known.get(id);
+    for (const workload of candidates) {
+      const derive = DERIVED_IDS[kind];
+      for (let n = (reached.get(`${kind}:${workload}`) ?? 0) + 1; n <= (kind === 'stl' ? 1 : MAX_ORDINAL); n++) {
+        reached.set(`${kind}:${workload}`, n);
+        const old = derive(workload, n);
+        known.set(old, derive(workloadOf(workload), n));
+        if (old === id) return known.get(id);
+      }
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The document as a restore into `targetTenantId` inserts it (docs/snapshots.md, Forking). Into
+ * the tenant it was taken from, or from a document that names none (version 1), it is the same
+ * document: the ids stay. Into any other tenant, every server-wide unique id in every text value
+ * becomes one of the same kind and length, derived from the target tenant and the old id, so the
+ * same document always restores to the same ids in the same tenant and its copies in other tenants
+ * never clash; the source tenant's id becomes the target's; and the cursor key is derived for the
+ * target, so a cursor one copy mints pages no other copy.
+ */
+export function forkSnapshot(doc: CurrentSnapshot, targetTenantId: string): CurrentSnapshot {
+  const source = doc.tenant.id;
+  if (source === null || source === targetTenantId) return doc;
+  const shift = idShifter(targetTenantId);
+  const shiftMatch = (id: string, ...groups: (string | undefined)[]) => {
+    const at = groups.findIndex((group) => group !== undefined);
+    return shift(id, groups[at]!, groups[at + 1]!);
+  };
+  const derived = derivedShifter((workload) => shift(workload, 'wl', workload.slice(3)));
+  const renameTenant = TENANT_ID.test(source);
+  const tables = Object.fromEntries(Object.entries(doc.tenant.tables).map(([table, rows]) => [
+    table,
+    (rows as SnapshotRow[]).map((row) => {
+      const texts = Object.entries(row).filter(([column, value]) => typeof value === 'string' && !BYTE_COLUMNS.has(`${table}.${column}`));
+      // A derived id names no workload: the ones its row names are where it can come from.
+      let workloads: string[] | undefined;
+      const workloadsOfRow = () => (workloads ??= [...new Set(texts.flatMap(([, value]) => [...(value as string).matchAll(GLOBAL_ID)])
+        .filter((m) => m[1] === 'wl').map((m) => m[0]))]);
+      const copy: SnapshotRow = { ...row };
+      for (const [column, value] of texts) {
+        let text = value as string;
+        if (!text.includes('_')) continue;
+        text = text.replace(DERIVED_ID, (id, kind: DerivedKind) => derived(id, kind, workloadsOfRow()) ?? id).replace(GLOBAL_ID, (id, ...groups) => shiftMatch(id, ...groups.slice(0, 6)));
+        if (renameTenant && text.includes(source)) text = text.replaceAll(source, targetTenantId);
+        copy[column] = text;
+      }
+      return copy;
+    }),
+  ])) as CurrentSnapshot['tenant']['tables'];
+  const cursorKey = doc.tenant.cursor_key === null
+    ? null
+    : createHmac('sha256', Buffer.from(doc.tenant.cursor_key, 'hex')).update(`fork\n${targetTenantId}`).digest('hex');
+  return { ...doc, tenant: { ...doc.tenant, id: targetTenantId, cursor_key: cursorKey, tables } };
+}
