@@ -183,6 +183,6 @@ t.test('kill -9 during a large restore leaves the tenant wholly old or wholly ne
     if (moment === 'answered') t.equal(r.put.status, 200, `${name}: the restore was answered`);
     if (!r.put.sentAll) t.equal(r.state, 'OLD', `${name}: a body cut short changes nothing`);
     else if (r.put.status === 200) t.equal(r.state, 'NEW', `${name}: an answered restore is the new state`);
-    else t.not(r.state, 'neither', `${name}: ${r.state}, wholly`);
+    else t.not(r.state, 'neither', `${name}: wholly OLD or wholly NEW (${r.state})`);
   }
 });

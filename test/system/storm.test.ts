@@ -106,6 +106,12 @@ t.test('a restore in another tenant during a launch storm loses and duplicates n
   for (const id of acknowledged) if ((await s.call('GET', `/v1/workloads/${id}`)).status !== 200) unread.push(id);
   t.same(unread, [], 'every acknowledged workload reads');
   t.equal(answers.filter((a) => a.res.headers.get('idempotent-replayed') === 'true').length, keys.length * (SENDS - 1), 'the rest replayed');
+  const forgotten: string[] = [];
+  for (const [key, ids] of idsByKey) {
+    const retry = await s.call('POST', '/v1/rl-runs', { body, headers: { 'idempotency-key': key } });
+    if (retry.status !== 202 || retry.body.id !== [...ids][0] || retry.headers.get('idempotent-replayed') !== 'true') forgotten.push(key);
+  }
+  t.same(forgotten, [], 'a retry of every key afterwards replays its workload');
 
   const after = await ok(s, 'GET', '/_mock/snapshot', { key: restorer });
   t.same({ ...after, created_at: null }, { ...doc, created_at: null }, 'the restoring tenant holds the document, row for row');
