@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import type { CurrentSnapshot } from '../../../openapi/snapshot.js';
 import type { SnapshotRow } from '../../../store/snapshot.js';
 import { DERIVED_IDS } from '../workloads/derived-ids.js';
+import { BASE62 } from '../workloads/rows.js';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const DIGIT = new Map([...BASE62].map((c, i) => [c, BigInt(i)]));
 
 /**

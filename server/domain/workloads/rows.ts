@@ -3,7 +3,7 @@ import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 
 /** In ASCII order, so fixed-width numbers written in it sort as the numbers do. */
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const random12 = customAlphabet(BASE62, 12);
 
 /**
