@@ -1,3 +1,5 @@
+import { connect } from './connection.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
 /**
@@ -80,39 +82,89 @@ function constraintColumn(table: string, message: string): string | undefined {
   return new RegExp(`constraint failed: ${table}\\.(\\w+)`).exec(message)?.[1];
 }
 
-/** Each snapshot table's columns and its two statements: the tenant's rows, and an insert of one. */
-function prepareTables(db: Db) {
-  return (Object.entries(SNAPSHOT_TABLES) as [SnapshotTable, Owner][]).map(([table, owner]) => {
-    const columns = (db.pragma(`table_info(${table})`) as { name: string; type: string }[])
+/** Each snapshot table with its columns, every one but `tenant_id`, in the database's order. */
+function columnsOf(db: Db) {
+  return (Object.entries(SNAPSHOT_TABLES) as [SnapshotTable, Owner][]).map(([table, owner]) => ({
+    table,
+    owner,
+    columns: (db.pragma(`table_info(${table})`) as { name: string; type: string }[])
       .filter((c) => c.name !== 'tenant_id')
-      .map((c): Column => ({ name: c.name, blob: c.type === 'BLOB' }));
-    const list = columns.map((c) => c.name).join(', ');
-    const select = owner.by === 'tenant'
-      ? db.prepare(`SELECT ${list} FROM ${table} WHERE tenant_id = ? ORDER BY rowid`)
-      : db.prepare(`SELECT ${columns.map((c) => `t.${c.name}`).join(', ')} FROM ${table} t
-          JOIN ${owner.parent} p ON p.${owner.key} = t.${owner.column} WHERE p.tenant_id = ? ORDER BY t.rowid`);
+      .map((c): Column => ({ name: c.name, blob: c.type === 'BLOB' })),
+  }));
+}
+
+/** Each snapshot table's insert of one row. */
+function prepareInserts(db: Db) {
+  return columnsOf(db).map(({ table, owner, columns }) => {
     const names = owner.by === 'tenant' ? ['tenant_id', ...columns.map((c) => c.name)] : columns.map((c) => c.name);
     const insert = db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
-    return { table, owner, columns, select, insert };
+    return { table, owner, columns, insert };
   });
 }
 
+/** Each snapshot table's select of a tenant's rows, in the order they were stored. */
+function prepareSelects(db: Db) {
+  return columnsOf(db).map(({ table, owner, columns }) => {
+    const select = owner.by === 'tenant'
+      ? db.prepare(`SELECT ${columns.map((c) => c.name).join(', ')} FROM ${table} WHERE tenant_id = ? ORDER BY rowid`)
+      : db.prepare(`SELECT ${columns.map((c) => `t.${c.name}`).join(', ')} FROM ${table} t
+          JOIN ${owner.parent} p ON p.${owner.key} = t.${owner.column} WHERE p.tenant_id = ? ORDER BY t.rowid`);
+    return { table, columns, select };
+  });
+}
+
+/** A table's rows as the document holds them; the statement runs at the first row asked for. */
+function* documentRows(select: Statement, tenantId: string, columns: Column[]): Generator<SnapshotRow> {
+  const blobs = columns.filter((c) => c.blob).map((c) => c.name);
+  for (const row of select.iterate(tenantId) as Iterable<SnapshotRow>) {
+    for (const name of blobs) if (row[name] !== null) row[name] = (row[name] as unknown as Buffer).toString('base64');
+    yield row;
+  }
+}
+
+/** One committed state of a tenant's rows, read table by table while the server goes on writing. */
+export interface SnapshotReader {
+  /** Each table of SNAPSHOT_TABLES in order, its rows read one at a time as they are asked for. */
+  tables(): Generator<[SnapshotTable, Generator<SnapshotRow>]>;
+  /** Ends the read; call it once every row asked for was taken, or the rows were given up. */
+  close(): void;
+}
+
 export function createSnapshotStore(db: Db) {
-  // Built on the first snapshot rather than at open: two statements and a table_info per table
-  // were about 3 ms of every start, and most servers never take a snapshot.
-  let built: ReturnType<typeof prepareTables> | undefined;
-  const tablesOf = () => (built ??= prepareTables(db));
+  // Built on the first restore rather than at open: a statement and a table_info per table were
+  // about 3 ms of every start, and most servers never restore a snapshot.
+  let built: ReturnType<typeof prepareInserts> | undefined;
+  const insertsOf = () => (built ??= prepareInserts(db));
 
   return {
-    /** The tenant's rows of every table in SNAPSHOT_TABLES, each table in insertion order. */
-    read(tenantId: string): SnapshotTables {
-      return Object.fromEntries(tablesOf().map(({ table, columns, select }) => [
-        table,
-        (select.all(tenantId) as SnapshotRow[]).map((row) => {
-          for (const c of columns) if (c.blob && row[c.name] !== null) row[c.name] = (row[c.name] as unknown as Buffer).toString('base64');
-          return row;
-        }),
-      ])) as SnapshotTables;
+    /**
+     * The tenant's rows as the database holds them now, on a connection of the reader's own:
+     * its read transaction starts here, and in WAL mode it goes on seeing this committed state
+     * while the server's connection writes, for as long as the rows take to send. A `:memory:`
+     * database cannot be opened twice, so its reader reads a private copy of it.
+     */
+    openReader(tenantId: string): SnapshotReader {
+      const reader = db.memory ? connect(db.serialize()) : connect(db.name, { readonly: true });
+      let selects: ReturnType<typeof prepareSelects>;
+      try {
+        // Rows pass through once: a small page cache keeps the read from growing the process.
+        reader.pragma('cache_size = -1024');
+        reader.exec('BEGIN');
+        // A read transaction takes its snapshot at its first read, not at BEGIN.
+        reader.prepare('SELECT count(*) FROM sqlite_schema').get();
+        selects = prepareSelects(reader);
+      } catch (err) {
+        reader.close();
+        throw err;
+      }
+      return {
+        *tables() {
+          for (const { table, columns, select } of selects) yield [table, documentRows(select, tenantId, columns)];
+        },
+        close() {
+          if (reader.open) reader.close();
+        },
+      };
     },
 
     /**
@@ -121,7 +173,7 @@ export function createSnapshotStore(db: Db) {
      * transaction, which that error rolls back whole.
      */
     insert(tenantId: string, rows: SnapshotTables): void {
-      for (const { table, owner, columns, insert } of tablesOf()) {
+      for (const { table, owner, columns, insert } of insertsOf()) {
         rows[table].forEach((row, index) => {
           const values = columns.map((c) => (c.blob && row[c.name] !== null ? Buffer.from(row[c.name] as string, 'base64') : row[c.name]));
           try {

@@ -1,13 +1,81 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import { nestsTooDeep, TOO_DEEP } from './json-depth.js';
 
-/** The file's text and its value; any failure becomes the caller's own error, naming the file. */
-function parseFile(path: string, fail: (message: string) => Error): { text: string; value: unknown } {
-  let text: string;
+/** How much a file's reader takes in one read. */
+const READ_BYTES = 1 << 20;
+
+/** A bound on a file's size and the setting that gives it, for the message of a file over it. */
+export interface SizeLimit {
+  maxBytes: number;
+  setting: string;
+}
+
+type Fail = (message: string) => Error;
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/**
+ * A regular file's text, never reading more than the limit and one byte: a FIFO or a device (such
+ * as /dev/zero) could be read forever, and a file can grow while it is read, so the size stat
+ * answers is checked but not trusted. The file is opened without blocking, so a FIFO put in its
+ * place after the check cannot hold the start waiting for a writer, and checked again once open.
+ */
+function readRegularFile(path: string, limit: SizeLimit, fail: Fail): string {
+  const cannot = (err: unknown) => fail(`${path}: cannot read: ${(err as Error).message}`);
+  const notRegular = (stats: Stats) => fail(`${path}: cannot read: ${kindOf(stats)}, not a regular file`);
+  const over = (bytes: string) => fail(`${path}: ${bytes} bytes is over ${limit.setting} (${limit.maxBytes})`);
+  let named: Stats;
   try {
-    text = readFileSync(path, 'utf8');
+    named = statSync(path);
   } catch (err) {
-    throw fail(`${path}: cannot read: ${(err as Error).message}`);
+    throw cannot(err);
+  }
+  if (!named.isFile()) throw notRegular(named);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw cannot(err);
+  }
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw notRegular(opened);
+    if (opened.size > limit.maxBytes) throw over(String(opened.size));
+    const parts: Buffer[] = [];
+    for (let total = 0; ;) {
+      const part = Buffer.allocUnsafe(Math.min(READ_BYTES, limit.maxBytes + 1 - total));
+      let read: number;
+      try {
+        read = readSync(fd, part, 0, part.length, null);
+      } catch (err) {
+        throw cannot(err);
+      }
+      if (read === 0) return Buffer.concat(parts, total).toString('utf8');
+      parts.push(part.subarray(0, read));
+      total += read;
+      if (total > limit.maxBytes) throw over(`more than ${limit.maxBytes}`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file's text and its value; any failure becomes the caller's own error, naming the file. */
+function parseFile(path: string, fail: Fail, limit?: SizeLimit): { text: string; value: unknown } {
+  let text: string;
+  if (limit) text = readRegularFile(path, limit, fail);
+  else {
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw fail(`${path}: cannot read: ${(err as Error).message}`);
+    }
   }
   try {
     return { text, value: JSON.parse(text) };
@@ -17,11 +85,12 @@ function parseFile(path: string, fail: (message: string) => Error): { text: stri
 }
 
 /**
- * Reads a JSON file an operator named (a catalog, a scenario). Any failure becomes the caller's
- * own error type, with the file in the message, so a start-up mistake reads as one line.
+ * Reads a JSON file an operator named (a catalog, a scenario, a snapshot). Any failure becomes the
+ * caller's own error type, with the file in the message, so a start-up mistake reads as one line.
+ * With a limit, only a regular file within it is read (readRegularFile).
  */
-export function readJsonFile(path: string, fail: (message: string) => Error): unknown {
-  const { text, value } = parseFile(path, fail);
+export function readJsonFile(path: string, fail: Fail, limit?: SizeLimit): unknown {
+  const { text, value } = parseFile(path, fail, limit);
   if (nestsTooDeep(text)) throw fail(`${path}: ${TOO_DEEP}`);
   return value;
 }
@@ -31,6 +100,6 @@ export function readJsonFile(path: string, fail: (message: string) => Error): un
  * (test/domain/catalog.test.ts): the character scan, run before the JIT has seen it, took 1-2 ms
  * of every start for 18 KB that no operator can change.
  */
-export function readShippedJsonFile(path: string, fail: (message: string) => Error): unknown {
+export function readShippedJsonFile(path: string, fail: Fail): unknown {
   return parseFile(path, fail).value;
 }
