@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
 import { nestsTooDeep, TOO_DEEP } from './json-depth.js';
 
 /** How much a file's reader takes in one read. */
@@ -12,57 +12,41 @@ export interface SizeLimit {
 
 type Fail = (message: string) => Error;
 
+/** What a file that is not a regular one is; a socket never gets this far, since it cannot be opened. */
 function kindOf(stats: Stats): string {
   if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
-  return 'not a regular file';
+  return stats.isFIFO() ? 'a FIFO' : 'a device';
 }
 
 /**
  * A regular file's text, never reading more than the limit and one byte: a FIFO or a device (such
- * as /dev/zero) could be read forever, and a file can grow while it is read, so the size stat
- * answers is checked but not trusted. The file is opened without blocking, so a FIFO put in its
- * place after the check cannot hold the start waiting for a writer, and checked again once open.
+ * as /dev/zero) could be read forever, and a file can grow while it is read, so the size fstat
+ * answers is checked but not trusted. It is opened without blocking, so a FIFO does not hold the
+ * start waiting for a writer, and checked once open, so nothing put in its place after the
+ * check is read.
  */
 function readRegularFile(path: string, limit: SizeLimit, fail: Fail): string {
-  const cannot = (err: unknown) => fail(`${path}: cannot read: ${(err as Error).message}`);
-  const notRegular = (stats: Stats) => fail(`${path}: cannot read: ${kindOf(stats)}, not a regular file`);
   const over = (bytes: string) => fail(`${path}: ${bytes} bytes is over ${limit.setting} (${limit.maxBytes})`);
-  let named: Stats;
-  try {
-    named = statSync(path);
-  } catch (err) {
-    throw cannot(err);
-  }
-  if (!named.isFile()) throw notRegular(named);
-  let fd: number;
+  let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (err) {
-    throw cannot(err);
-  }
-  try {
-    const opened = fstatSync(fd);
-    if (!opened.isFile()) throw notRegular(opened);
-    if (opened.size > limit.maxBytes) throw over(String(opened.size));
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw fail(`${path}: cannot read: ${kindOf(stats)}, not a regular file`);
+    if (stats.size > limit.maxBytes) throw over(String(stats.size));
     const parts: Buffer[] = [];
     for (let total = 0; ;) {
       const part = Buffer.allocUnsafe(Math.min(READ_BYTES, limit.maxBytes + 1 - total));
-      let read: number;
-      try {
-        read = readSync(fd, part, 0, part.length, null);
-      } catch (err) {
-        throw cannot(err);
-      }
+      const read = readSync(fd, part, 0, part.length, null);
       if (read === 0) return Buffer.concat(parts, total).toString('utf8');
       parts.push(part.subarray(0, read));
       total += read;
       if (total > limit.maxBytes) throw over(`more than ${limit.maxBytes}`);
     }
+  } catch (err) {
+    // The system's errors (ENOENT; ENXIO, a socket) do not say which file: the message does.
+    throw (err as NodeJS.ErrnoException).code ? fail(`${path}: cannot read: ${(err as Error).message}`) : err;
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
