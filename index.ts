@@ -71,7 +71,7 @@ export interface MockServerOptions {
   uploadMemoryBytes?: number;
   /** Bytes one tenant's uploads in progress may hold in memory together (default 128 MiB). */
   uploadMemoryBytesPerTenant?: number;
-  /** The largest snapshot `restore()` and `restore` take (default 256 MiB). */
+  /** The largest snapshot `restore()` and `restore` take (default 512 MiB less 24 bytes). */
   maxSnapshotBytes?: number;
   /** A snapshot file (`snapshot()`, GET /_mock/snapshot) restored into `apiKey`'s tenant at start. */
   restore?: string;

@@ -12,6 +12,7 @@ import { materialise } from './figures/materialise.js';
 import { memory } from './figures/memory.js';
 import { recipes } from './figures/recipes.js';
 import { rlEvents } from './figures/rl-events.js';
+import { snapshot } from './figures/snapshot.js';
 import { upload } from './figures/upload.js';
 import { webhooks } from './figures/webhooks.js';
 import { markdownTable } from './report.js';
@@ -30,6 +31,7 @@ const FIGURES: Record<string, FigureRun> = {
   upload,
   archives,
   webhooks,
+  snapshot,
 };
 
 const settings = readSettings();

@@ -10,7 +10,7 @@ let addonPath: string | undefined;
  * is the bundle, which holds better-sqlite3's JavaScript since it is compiled with the rest from
  * the code cache (scripts/bundle.mjs). Its install always builds the addon here.
  */
-export function connect(path: string): Database.Database {
+export function connect(path: string | Buffer, options: { readonly?: boolean } = {}): Database.Database {
   addonPath ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
-  return new Database(path, { nativeBinding: addonPath });
+  return new Database(path, { ...options, nativeBinding: addonPath });
 }

@@ -1,3 +1,4 @@
+import { connect } from './connection.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 
@@ -100,22 +101,25 @@ function constraintColumn(table: string, message: string): string | undefined {
   return new RegExp(`constraint failed: ${table}\\.(\\w+)`).exec(message)?.[1];
 }
 
-/** Each snapshot table's columns and its two statements: the tenant's rows, and an insert of one. */
-function prepareTables(db: Db) {
-  return (Object.entries(SNAPSHOT_TABLES) as [SnapshotTable, Owner][]).map(([table, owner]) => {
-    const columns = (db.pragma(`table_info(${table})`) as { name: string; type: string }[])
+/** Each snapshot table with its columns, every one but `tenant_id`, in the database's order. */
+function columnsOf(db: Db) {
+  return (Object.entries(SNAPSHOT_TABLES) as [SnapshotTable, Owner][]).map(([table, owner]) => ({
+    table,
+    owner,
+    columns: (db.pragma(`table_info(${table})`) as { name: string; type: string }[])
       .filter((c) => c.name !== 'tenant_id')
-      .map((c): Column => ({ name: c.name, blob: c.type === 'BLOB' }));
-    const list = columns.map((c) => c.name).join(', ');
-    const select = owner.by === 'tenant'
-      ? db.prepare(`SELECT ${list} FROM ${table} WHERE tenant_id = ? ORDER BY rowid`)
-      : db.prepare(`SELECT ${columns.map((c) => `t.${c.name}`).join(', ')} FROM ${table} t
-          JOIN ${owner.parent} p ON p.${owner.key} = t.${owner.column} WHERE p.tenant_id = ? ORDER BY t.rowid`);
+      .map((c): Column => ({ name: c.name, blob: c.type === 'BLOB' })),
+  }));
+}
+
+/** Each snapshot table's insert of one row, leaving its server-numbered key to SQLite. */
+function prepareInserts(db: Db) {
+  return columnsOf(db).map(({ table, owner, columns }) => {
     const numbered = SERVER_NUMBERED[table];
     const written = columns.filter((c) => c.name !== numbered);
     const names = owner.by === 'tenant' ? ['tenant_id', ...written.map((c) => c.name)] : written.map((c) => c.name);
     const insert = db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
-    return { table, owner, columns, written, numbered, refers: REFERENCES[table], select, insert };
+    return { table, owner, written, numbered, refers: REFERENCES[table], insert };
   });
 }
 
@@ -134,12 +138,49 @@ function renumbering() {
     },
   };
 }
+type Renumbering = ReturnType<typeof renumbering>;
+
+/** Each snapshot table's select of a tenant's rows, in the order they were stored. */
+function prepareSelects(db: Db) {
+  return columnsOf(db).map(({ table, owner, columns }) => {
+    const select = owner.by === 'tenant'
+      ? db.prepare(`SELECT ${columns.map((c) => c.name).join(', ')} FROM ${table} WHERE tenant_id = ? ORDER BY rowid`)
+      : db.prepare(`SELECT ${columns.map((c) => `t.${c.name}`).join(', ')} FROM ${table} t
+          JOIN ${owner.parent} p ON p.${owner.key} = t.${owner.column} WHERE p.tenant_id = ? ORDER BY t.rowid`);
+    return { table, columns, select };
+  });
+}
+
+/** A table's rows as the document holds them; the statement runs at the first row asked for. */
+function* documentRows(table: SnapshotTable, select: Statement, tenantId: string, columns: Column[], keys: Renumbering): Generator<SnapshotRow> {
+  const blobs = columns.filter((c) => c.blob).map((c) => c.name);
+  const numbered = SERVER_NUMBERED[table];
+  const refers = REFERENCES[table];
+  let position = 0;
+  for (const row of select.iterate(tenantId) as Iterable<SnapshotRow>) {
+    for (const name of blobs) if (row[name] !== null) row[name] = (row[name] as unknown as Buffer).toString('base64');
+    if (numbered) {
+      keys.note(table, row[numbered], ++position);
+      row[numbered] = position;
+    }
+    if (refers) row[refers.column] = keys.of(refers.table, row[refers.column])!;
+    yield row;
+  }
+}
+
+/** One committed state of a tenant's rows, read table by table while the server goes on writing. */
+export interface SnapshotReader {
+  /** Each table of SNAPSHOT_TABLES in order, its rows read one at a time as they are asked for. */
+  tables(): Generator<[SnapshotTable, Generator<SnapshotRow>]>;
+  /** Ends the read; call it once every row asked for was taken, or the rows were given up. */
+  close(): void;
+}
 
 export function createSnapshotStore(db: Db) {
-  // Built on the first snapshot rather than at open: two statements and a table_info per table
-  // were about 3 ms of every start, and most servers never take a snapshot.
-  let built: ReturnType<typeof prepareTables> | undefined;
-  const tablesOf = () => (built ??= prepareTables(db));
+  // Built on the first restore rather than at open: a statement and a table_info per table were
+  // about 3 ms of every start, and most servers never restore a snapshot.
+  let built: ReturnType<typeof prepareInserts> | undefined;
+  const insertsOf = () => (built ??= prepareInserts(db));
   // The journal goes on numbering after the document's rows and after any id the tenant gave out before.
   let raiseJournalNumber: Statement | undefined;
   const journalNumber = () => (raiseJournalNumber ??= db.prepare(
@@ -148,21 +189,35 @@ export function createSnapshotStore(db: Db) {
   ));
 
   return {
-    /** The tenant's rows of every table in SNAPSHOT_TABLES, each table in insertion order. */
-    read(tenantId: string): SnapshotTables {
-      const keys = renumbering();
-      return Object.fromEntries(tablesOf().map(({ table, columns, numbered, refers, select }) => [
-        table,
-        (select.all(tenantId) as SnapshotRow[]).map((row, index) => {
-          for (const c of columns) if (c.blob && row[c.name] !== null) row[c.name] = (row[c.name] as unknown as Buffer).toString('base64');
-          if (numbered) {
-            keys.note(table, row[numbered], index + 1);
-            row[numbered] = index + 1;
-          }
-          if (refers) row[refers.column] = keys.of(refers.table, row[refers.column])!;
-          return row;
-        }),
-      ])) as SnapshotTables;
+    /**
+     * The tenant's rows as the database holds them now, on a connection of the reader's own:
+     * its read transaction starts here, and in WAL mode it goes on seeing this committed state
+     * while the server's connection writes, for as long as the rows take to send. A `:memory:`
+     * database cannot be opened twice, so its reader reads a private copy of it.
+     */
+    openReader(tenantId: string): SnapshotReader {
+      const reader = db.memory ? connect(db.serialize()) : connect(db.name, { readonly: true });
+      let selects: ReturnType<typeof prepareSelects>;
+      try {
+        // Rows pass through once: a small page cache keeps the read from growing the process.
+        reader.pragma('cache_size = -1024');
+        reader.exec('BEGIN');
+        // A read transaction takes its snapshot at its first read, not at BEGIN.
+        reader.prepare('SELECT count(*) FROM sqlite_schema').get();
+        selects = prepareSelects(reader);
+      } catch (err) {
+        reader.close();
+        throw err;
+      }
+      return {
+        *tables() {
+          const keys = renumbering();
+          for (const { table, columns, select } of selects) yield [table, documentRows(table, select, tenantId, columns, keys)];
+        },
+        close() {
+          if (reader.open) reader.close();
+        },
+      };
     },
 
     /**
@@ -172,7 +227,7 @@ export function createSnapshotStore(db: Db) {
      */
     insert(tenantId: string, rows: SnapshotTables): void {
       const keys = renumbering();
-      for (const { table, owner, written, numbered, refers, insert } of tablesOf()) {
+      for (const { table, owner, written, numbered, refers, insert } of insertsOf()) {
         rows[table].forEach((row, index) => {
           const values = written.map((c) => {
             if (c.name === refers?.column) {

@@ -36,6 +36,9 @@ export function createWorkloadStore(db: Db) {
   );
   const get = db.prepare<[string, string], WorkloadRow>(`SELECT ${COLUMNS} FROM workloads WHERE id = ? AND tenant_id = ?`);
   const unsettled = db.prepare<[string], WorkloadRow>(`SELECT ${COLUMNS} FROM workloads WHERE tenant_id = ? AND settled = 0`);
+  const unsettledAfter = db.prepare<[string, number, number], WorkloadRow & { position: number }>(
+    `SELECT rowid AS position, ${COLUMNS} FROM workloads WHERE tenant_id = ? AND settled = 0 AND rowid > ? ORDER BY rowid LIMIT ?`,
+  );
   const saveState = db.prepare(
     `UPDATE workloads SET status = @status, updated_at_ms = @updatedAtMs, spend_usd = @spendUsd,
        generation = @generation, materialised_to_ms = @materialisedToMs, settled = @settled WHERE id = @id`,
@@ -52,6 +55,13 @@ export function createWorkloadStore(db: Db) {
     /** Workloads that may still have something to materialise. */
     unsettled(tenantId: string): WorkloadRow[] {
       return unsettled.all(tenantId);
+    },
+    /**
+     * A page of unsettled(), in the order rows were stored: each row with its position, the
+     * `after` of the next page. Pages that follow one another see rows stored between them.
+     */
+    unsettledAfter(tenantId: string, after: number, limit: number): { position: number; row: WorkloadRow }[] {
+      return unsettledAfter.all(tenantId, after, limit).map(({ position, ...row }) => ({ position, row }));
     },
     saveState(id: string, state: WorkloadState): void {
       saveState.run({ id, ...state });

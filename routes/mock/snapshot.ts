@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
 import { Snapshot, SnapshotRestored } from '../../openapi/snapshot.js';
-import { sendEncodedJson } from '../../server/http/encoded.js';
+import { sendJsonStream } from '../../server/http/json-stream.js';
+import { snapshotJson } from '../../server/http/views/snapshot.js';
 
 /** The tenant's whole state as one document, and back (docs/snapshots.md). */
 export default (async function mockSnapshotRoutes(app) {
@@ -14,8 +15,11 @@ export default (async function mockSnapshotRoutes(app) {
       summary: 'This tenant\'s whole state as one document that PUT /_mock/snapshot (or --restore) takes back',
       response: { 200: Snapshot, ...errorResponses() },
     },
-  // Encoded here: the document can be large, and the serializer would check every row again.
-  }, async (request, reply) => sendEncodedJson(reply, 200, JSON.stringify(snapshots.snapshot(request.tenant.id))));
+  // Streamed: the document can be larger than the process could hold, or than one string can be.
+  }, async (request, reply) => {
+    const exported = await snapshots.snapshot(request.tenant.id);
+    return sendJsonStream(reply, snapshotJson(exported), exported.close);
+  });
 
   app.put('/snapshot', {
     // The document is larger than any other body: its own limit, --max-snapshot-bytes.

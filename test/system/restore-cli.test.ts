@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import t from 'tap';
 import { MAIN, startCli } from '../helpers/cli.js';
 import { advance, launchRun, legCounting } from '../helpers/rl.js';
@@ -29,15 +29,24 @@ t.test('--restore FILE opens a snapshot in the tenant of the printed key, so its
 
 t.test('a --restore file it cannot restore stops the start with exit 2 and the path of the problem', async (t) => {
   const dir = dirname(tempDbPath(t));
-  const cases: [string, string, RegExp][] = [
+  const fifo = join(dir, 'fifo');
+  spawnSync('mkfifo', [fifo]);
+  const big = join(dir, 'big.json');
+  writeFileSync(big, `{"format": "${'x'.repeat(2000)}"}`);
+  const cases: [string, string, RegExp, string[]?][] = [
     ['missing.json', '', /missing\.json: cannot read/],
     ['not-json.json', '{"format"', /not-json\.json: not valid JSON/],
     ['other.json', JSON.stringify({ format: 'other', version: 1 }), /other\.json: file\.format: /],
+    // Files that never end or never start: each would hold the start (or fill the memory) forever.
+    ['/dev/zero', '', /\/dev\/zero: cannot read: a device, not a regular file/],
+    [fifo, '', /fifo: cannot read: a FIFO, not a regular file/],
+    [dir, '', /: cannot read: a directory, not a regular file/],
+    [big, '', /big\.json: 2014 bytes is over --max-snapshot-bytes \(1000\)/, ['--max-snapshot-bytes', '1000']],
   ];
-  for (const [name, text, message] of cases) {
-    const file = join(dir, name);
+  for (const [name, text, message, flags = []] of cases) {
+    const file = resolve(dir, name);
     if (text) writeFileSync(file, text);
-    const r = spawnSync(process.execPath, [MAIN, '--port', '0', '--db', join(dir, 'x.db'), '--restore', file], { env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [MAIN, '--port', '0', '--db', join(dir, 'x.db'), '--restore', file, ...flags], { env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 20_000 });
     t.equal(r.status, 2, name);
     t.equal(r.stderr.trim().split('\n').length, 1, name);
     t.match(r.stderr, message, name);

@@ -1,6 +1,6 @@
-import { statSync } from 'node:fs';
+import { setImmediate } from 'node:timers/promises';
 import { Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
-import { SnapshotRowError, type SnapshotTable, type SnapshotTables } from '../../../store/snapshot.js';
+import { SnapshotRowError, type SnapshotReader, type SnapshotTable, type SnapshotTables } from '../../../store/snapshot.js';
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
@@ -17,17 +17,53 @@ export class SnapshotFileError extends Error {
 /** What a restore answers: the rows it wrote per table. */
 export type RestoredRows = Record<SnapshotTable, number>;
 
+/** The document without its tables: what the export knows before it reads any row. */
+export type SnapshotHead = Omit<SnapshotDocument, 'tenant'> & { tenant: Omit<SnapshotDocument['tenant'], 'tables'> };
+
+/** An export under way: the head, then the tables' rows of one committed state, read as they are asked for. */
+export interface SnapshotExport {
+  head: SnapshotHead;
+  tables: SnapshotReader['tables'];
+  /** Ends the read: once the rows are sent, or given up. */
+  close(): void;
+}
+
 /**
- * A tenant's whole state out as one document and back in (docs/snapshots.md). Each is one unit
- * of work: the export sees one committed state, the restore replaces the tenant's or changes nothing.
+ * Workloads brought up to now per unit of work of an export, at most, and the wall time a unit
+ * may go on taking more: the other tenants' requests run between two units, so this bounds
+ * how long they wait behind an export. A workload that never ran to now can take milliseconds.
+ */
+const SLICE_WORKLOADS = 64;
+const SLICE_MS = 10;
+
+/**
+ * A tenant's whole state out as one document and back in (docs/snapshots.md). The export reads one
+ * committed state while other requests go on; the restore is one unit of work that replaces the
+ * tenant's state or changes nothing.
  */
 export function createSnapshotService(deps: DomainContext) {
   const { store, units, clock } = deps;
   return {
-    /** Everything the tenant owns, materialised up to now first so the rows are the state the reads answer. */
-    snapshot(tenantId: string): SnapshotDocument {
-      return units.atNow(tenantId, (unit) => {
-        unit.everyWorkload();
+    /**
+     * Everything the tenant owns, every unsettled workload materialised up to now first so the
+     * rows are the state the reads answer. That is a unit of work per slice of workloads, the
+     * event loop turning between them; the rows are then read from the state the last unit
+     * committed, on a reader of their own, while the server goes on serving and writing.
+     */
+    async snapshot(tenantId: string): Promise<SnapshotExport> {
+      for (let after = 0, more = true; more;) {
+        ({ after, more } = units.atNow(tenantId, (unit) => {
+          const started = performance.now();
+          const page = store.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
+          for (const { position, row } of page) {
+            unit.materialise(row);
+            if (performance.now() - started > SLICE_MS) return { after: position, more: true };
+          }
+          return { after: page.at(-1)?.position ?? after, more: page.length === SLICE_WORKLOADS };
+        }));
+        await setImmediate();
+      }
+      const head = units.atNow(tenantId, (unit): SnapshotHead => {
         // The mode and scale in force, not the row's nulls: on a server with other defaults the
         // restored clock still runs as this one did.
         const { mode, scale } = clock.view(tenantId);
@@ -36,15 +72,12 @@ export function createSnapshotService(deps: DomainContext) {
           version: SNAPSHOT_VERSION,
           created_at: isoTime(clock.wallNow()),
           mock_version: packageVersion(),
-          tenant: {
-            clock: { mode, scale, now_ms: unit.nowMs },
-            id: tenantId,
-            cursor_key: store.tenants.cursorKey(tenantId),
-            // The rows are the store's own; the JSON Schema test checks they are what the format says.
-            tables: store.snapshot.read(tenantId) as unknown as SnapshotDocument['tenant']['tables'],
-          },
+          tenant: { clock: { mode, scale, now_ms: unit.nowMs }, id: tenantId, cursor_key: store.tenants.cursorKey(tenantId) },
         };
       });
+      // In the same turn as the unit above, so nothing commits in between: the rows are the state it read.
+      const reader = store.snapshot.openReader(tenantId);
+      return { head, tables: () => reader.tables(), close: () => reader.close() };
     },
 
     /**
@@ -79,14 +112,7 @@ export function createSnapshotService(deps: DomainContext) {
     /** `--restore FILE`: the file checked as PUT /_mock/snapshot checks its body, then restored. */
     restoreFile(tenantId: string, path: string): RestoredRows {
       const fail = (message: string) => new SnapshotFileError(message);
-      let size = 0;
-      try {
-        size = statSync(path).size;
-      } catch (err) {
-        throw fail(`${path}: cannot read: ${(err as Error).message}`);
-      }
-      if (size > deps.config.maxSnapshotBytes) throw fail(`${path}: ${size} bytes is over --max-snapshot-bytes (${deps.config.maxSnapshotBytes})`);
-      const parsed = Snapshot.safeParse(readJsonFile(path, fail));
+      const parsed = Snapshot.safeParse(readJsonFile(path, fail, { maxBytes: deps.config.maxSnapshotBytes, setting: '--max-snapshot-bytes' }));
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         throw fail(`${path}: ${['file', ...issue.path].join('.')}: ${issue.message}`);

@@ -1,0 +1,178 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import t from 'tap';
+import { newWorkloadId } from '../../../server/domain/workloads/rows.js';
+import { packageVersion } from '../../../server/boot/package-info.js';
+import { SNAPSHOT_TABLES } from '../../../store/snapshot.js';
+import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
+import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+
+const SETTINGS = { clock: 'manual' } as const;
+
+const tenantOf = async (s: TestServer, key?: string) => (await s.call('GET', '/v1/me', { key })).body.tenant as string;
+
+/**
+ * `n` workloads in the server's tenant, due to run to their end and not yet brought up to now: one
+ * launched through the API, the others its row as launched stored again under new ids after the
+ * clock moved (the run is the spec's, so each makes real rows of its own when a read materialises it).
+ */
+async function manyWorkloads(s: TestServer, n: number): Promise<void> {
+  const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 4, seed: 4 }));
+  const row = s.store.workloads.get(await tenantOf(s), id)!;
+  await advance(s, secondsToFinish(preview));
+  s.store.write(() => {
+    for (let i = 1; i < n; i++) s.store.workloads.insert({ ...row, id: newWorkloadId() });
+  });
+}
+
+/** The document as GET answered it whole before it streamed: the same rows, read at once, in one JSON.stringify. */
+function heldWhole(s: TestServer, tenantId: string, createdAt: string): string {
+  const db = s.store.db;
+  const tables = Object.fromEntries(Object.entries(SNAPSHOT_TABLES).map(([table, owner]) => {
+    const columns = (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name).filter((c) => c !== 'tenant_id');
+    const rows = (owner.by === 'tenant'
+      ? db.prepare(`SELECT * FROM ${table} WHERE tenant_id = ? ORDER BY rowid`)
+      : db.prepare(`SELECT t.* FROM ${table} t JOIN ${owner.parent} p ON p.${owner.key} = t.${owner.column} WHERE p.tenant_id = ? ORDER BY t.rowid`)
+    ).all(tenantId) as Record<string, unknown>[];
+    return [table, rows.map((row) => Object.fromEntries(columns.map((c) => [c, Buffer.isBuffer(row[c]) ? row[c].toString('base64') : row[c]])))];
+  }));
+  const { mode, scale, nowMs } = s.app.services.context.clock.view(tenantId);
+  return JSON.stringify({
+    format: 'nodus-mock.snapshot',
+    version: 1,
+    created_at: createdAt,
+    mock_version: packageVersion(),
+    tenant: { clock: { mode, scale, now_ms: nowMs }, cursor_key: s.store.tenants.cursorKey(tenantId), tables },
+  });
+}
+
+t.test('the streamed document is, byte for byte, the one JSON.stringify wrote of the whole state', async (t) => {
+  for (const db of [undefined, ':memory:']) {
+    const s = await startServer(t, { ...SETTINGS, db });
+    for (const seed of [1, 2, 3]) await launchRun(s, legCounting({ seed }));
+    const upload = await s.call('POST', '/v1/assets/upload?name=data.bin', { raw: new Uint8Array(70_000).map((_, i) => i * 7), headers: { 'content-type': 'application/octet-stream' } });
+    t.equal(upload.status, 201);
+    await advance(s, 200);
+    const res = await s.call('GET', '/_mock/snapshot');
+    t.equal(res.status, 200);
+    t.match(res.headers.get('content-type'), /^application\/json/);
+    t.ok(res.text.length > 3 * 64 * 1024, `several chunks (${res.text.length} characters)`);
+    t.ok(res.text === heldWhole(s, await tenantOf(s), res.body.created_at), `${db ?? 'a file'}: the same bytes`);
+  }
+});
+
+/** A tenant of 5,000 workloads, not yet brought up to now, on a server of its own that the tests below share. */
+const big = (async () => {
+  const s = await startServer(t, SETTINGS);
+  await manyWorkloads(s, 5000);
+  return s;
+})();
+
+t.test('a 5,000-workload tenant exports while another tenant\'s reads are answered, without growing the process, and restores row for row', async (t) => {
+  const s = await big;
+  const other = freshKey();
+  const { id: otherRun } = await launchRun(s, legCounting({ seed: 8 }), 'other-run', other);
+
+  // The export and the other tenant's reads run at once; the log says what arrived in which order.
+  const log: string[] = [];
+  let done = false;
+  const exported = (async () => {
+    const res = await fetch(`${s.url}/_mock/snapshot`, { headers: { authorization: `Bearer ${s.key}` } });
+    log.push('headers');
+    const parts: Uint8Array[] = [];
+    for await (const chunk of res.body!) {
+      parts.push(chunk);
+      log.push('chunk');
+    }
+    done = true;
+    return Buffer.concat(parts).toString('utf8');
+  })();
+  const statuses = new Set<number>();
+  while (!done) {
+    statuses.add((await s.call('GET', `/v1/workloads/${otherRun}`, { key: other })).status);
+    log.push('read');
+  }
+  const text = await exported;
+  t.same([...statuses], [200], 'every read of the other tenant answered');
+  const headers = log.indexOf('headers');
+  const [first, last] = [log.indexOf('chunk'), log.lastIndexOf('chunk')];
+  t.ok(log.slice(0, headers).filter((e) => e === 'read').length >= 5, 'reads answered while the workloads were brought up to now');
+  t.ok(log.slice(first, last).filter((e) => e === 'read').length >= 5, 'reads answered between the chunks of the rows');
+
+  const doc = JSON.parse(text);
+  t.equal(doc.tenant.tables.workloads.length, 5000);
+  t.ok(doc.tenant.tables.workloads.every((w: { settled: number }) => w.settled === 1), 'every run brought to its end first');
+  t.ok(doc.tenant.tables.rl_events.length >= 5000 * 2, `${doc.tenant.tables.rl_events.length} RL events`);
+
+  // The same export again, now with nothing to materialise: its peak RSS against the process's before it.
+  if (process.platform === 'linux') {
+    const peak = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
+    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
+    writeFileSync('/proc/self/clear_refs', '5');
+    const before = rss();
+    const res = await fetch(`${s.url}/_mock/snapshot`, { headers: { authorization: `Bearer ${s.key}` } });
+    let bytes = 0;
+    for await (const chunk of res.body!) bytes += chunk.length;
+    const grown = peak() - before;
+    t.ok(grown < 24 * 2 ** 20, `a ${(bytes / 2 ** 20).toFixed(1)} MiB document grew the process by ${(grown / 2 ** 20).toFixed(1)} MiB at its peak`);
+  }
+
+  const b = await startServer(t, SETTINGS);
+  const restored = await b.call('PUT', '/_mock/snapshot', { raw: text, headers: { 'content-type': 'application/json' } });
+  t.equal(restored.status, 200, restored.text.slice(0, 300));
+  t.same(restored.body.rows, Object.fromEntries(Object.entries(doc.tenant.tables).map(([table, rows]) => [table, (rows as unknown[]).length])));
+  const again = (await b.call('GET', '/_mock/snapshot')).text;
+  const withoutCreated = (s: string) => s.replace(/"created_at":"[^"]*"/, '');
+  t.ok(withoutCreated(again) === withoutCreated(text), 'the restored tenant exports the same document, row for row');
+});
+
+/** The server's reader of snapshot rows, failing at the `failAt`th row of `table` when given one; `closed` settles when the read ends. */
+function watchReader(s: TestServer, fail?: { table: string; at: number }) {
+  const open = s.store.snapshot.openReader;
+  let ended: () => void;
+  const closed = new Promise<void>((resolve) => (ended = resolve));
+  s.store.snapshot.openReader = (tenantId) => {
+    const reader = open(tenantId);
+    return {
+      *tables() {
+        for (const [table, rows] of reader.tables()) {
+          if (table !== fail?.table) yield [table, rows];
+          else {
+            yield [table, (function* () {
+              let n = 0;
+              for (const row of rows) {
+                if (++n === fail.at) throw new Error('the disk went away');
+                yield row;
+              }
+            })()];
+          }
+        }
+      },
+      close() {
+        reader.close();
+        ended();
+      },
+    };
+  };
+  return { closed };
+}
+
+t.test('an export that fails after its first bytes cuts the connection, never a shorter document that parses', async (t) => {
+  const s = await big;
+  const { closed } = watchReader(s, { table: 'rl_events', at: 1000 });
+  const res = await fetch(`${s.url}/_mock/snapshot`, { headers: { authorization: `Bearer ${s.key}` } });
+  t.equal(res.status, 200, 'the headers went out before the failure');
+  await t.rejects(res.text(), 'the body ends in an error, not in a document');
+  await closed;
+  t.equal((await s.call('GET', '/v1/me')).status, 200, 'the server goes on');
+});
+
+t.test('a client that goes away mid-export ends its read', async (t) => {
+  const s = await big;
+  const { closed } = watchReader(s);
+  const request = get(`${s.url}/_mock/snapshot`, { headers: { authorization: `Bearer ${s.key}` } });
+  request.once('response', (res) => res.once('data', () => request.destroy()));
+  request.once('error', () => undefined);
+  await closed;
+  t.pass('the read ended with the connection');
+});
