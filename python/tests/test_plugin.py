@@ -1,6 +1,8 @@
 """The plugin as a user meets it: installed by pip, found through its entry point, no conftest."""
+import datetime
 import json
 import os
+import pathlib
 import re
 import signal
 import subprocess
@@ -9,22 +11,13 @@ import time
 import urllib.request
 
 import pytest
+from pytest_nodus_mock.server import start_server
 
+import wire
 from conftest import tagged_processes, wait_for_no_process
 
 # What an inner test uses to talk to /v1 the way an SDK would: from the environment only.
-HTTP = '''
-import json, os, urllib.error, urllib.request
-
-def get(path):
-    request = urllib.request.Request(os.environ["NODUS_BASE_URL"] + path,
-                                     headers={"Authorization": "Bearer " + os.environ["NODUS_API_KEY"]})
-    try:
-        with urllib.request.urlopen(request) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as err:
-        return err.code, None
-'''
+WIRE = pathlib.Path(wire.__file__).read_text()
 
 SECTION = re.compile(r"-+ nodus-mock -+\n(.*?)(?:\n=+ |\n_+ )", re.S)
 
@@ -34,7 +27,7 @@ def sections(result):
 
 
 def test_a_passing_test_reaches_its_own_tenant_and_writes_nothing(pytester, run):
-    pytester.makepyfile(wire=HTTP)
+    pytester.makepyfile(wire=WIRE)
     pytester.makepyfile(test_pass='''
 from wire import get
 import os
@@ -70,9 +63,13 @@ def test_two_is_another_tenant(nodus_mock):
 
 
 FAILING = '''
-from wire import get
+import json
+from wire import get, launch
 
 def test_fails(nodus_mock):
+    workload = launch("before-failing")
+    nodus_mock.advance(3600)
+    workload = get(f"/v1/workloads/{workload}")[1]
     for n in range(25):
         get(f"/v1/workloads/wl_{n}")
     nodus_mock.fault({"method": "GET", "path": "/v1/me", "action": {"type": "reset"}})
@@ -81,20 +78,19 @@ def test_fails(nodus_mock):
     except OSError:
         pass
     nodus_mock.fault({"method": "POST", "path": "/v1/rl-runs", "action": {"type": "error", "status": 429, "error": "rate_limited"}})
-    nodus_mock.advance(3600)
     with open("state.json", "w") as file:
-        json.dump({"key": nodus_mock.api_key, "url": nodus_mock.url,
+        json.dump({"key": nodus_mock.api_key, "url": nodus_mock.url, "workload": workload,
                    "clock": nodus_mock.control("GET", "/_mock/clock"),
                    "faults": nodus_mock.control("GET", "/_mock/faults")["faults"]}, file)
     assert False, "on purpose"
 
 def test_passes(nodus_mock):
     get("/v1/me")
-'''.replace("from wire import get", "import json\nfrom wire import get")
+'''
 
 
 def failing_run(pytester, run, *args):
-    pytester.makepyfile(wire=HTTP)
+    pytester.makepyfile(wire=WIRE)
     pytester.makepyfile(test_fail=FAILING)
     result = run(*args)
     result.assert_outcomes(passed=1, failed=1)
@@ -125,25 +121,30 @@ def test_a_failing_test_reports_its_inspector_link_and_last_20_requests(pytester
     assert section.count("inspector:") == 1
 
 
-def test_the_failing_test_snapshot_is_written_under_the_artifacts_folder_and_restores(pytester, run, server_command):
+def test_the_failing_test_snapshot_is_written_and_its_command_restores_it_under_the_test_key(pytester, run, server_command):
     section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
     path = snapshot_line(section)
     assert os.path.dirname(path) == str(pytester.path / "artifacts")
     assert re.fullmatch(r"test_fail\.py_test_fails-[0-9a-f]{8}\.json", os.path.basename(path))
     assert os.listdir(pytester.path / "artifacts") == [os.path.basename(path)], "the passing test wrote nothing"
-    assert f"open it: npx nodus-mock --restore {path}" in section
+    command = re.search(r"^  open it: npx nodus-mock (.*)   \(then the inspector link it prints\)$", section, re.M)
+    assert command, section
+    args = shlex.split(command.group(1))
+    assert args == ["--restore", path, "--restore-key", state["key"]]
     with open(path) as file:
         document = json.load(file)
-    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 1
-    restored = restore(server_command, path)
+    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 2
+    restored = restore(server_command, args, "/v1/workloads/" + state["workload"]["id"])
+    # The link the restored server prints is the test's tenant, at the run the test launched, as it was.
+    assert restored["inspector"] == f"{restored['url']}/_mock/ui/#key={state['key']}&workload={state['workload']['id']}"
+    assert restored["read"] == state["workload"]
     assert restored["clock"] == state["clock"]
-    assert [(f["method"], f["path"], f["remaining"]) for f in restored["faults"]] == \
-        [(f["method"], f["path"], f["remaining"]) for f in state["faults"]]
+    assert restored["faults"] == state["faults"]
 
 
-def restore(command, path):
-    """Starts `command --restore PATH` as a user would and reads the printed key's clock and faults."""
-    server = subprocess.Popen([*shlex.split(command), "--restore", path, "--port", "0", "--db", ":memory:", "--log-level", "warn"],
+def restore(command, args, route):
+    """Starts `command ARGS` as a user would; answers its URL and inspector link, and its clock, faults and `route` read with the key it printed."""
+    server = subprocess.Popen([*shlex.split(command), *args, "--port", "0", "--db", ":memory:", "--log-level", "warn"],
                               stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         printed = ""
@@ -154,11 +155,12 @@ def restore(command, path):
         url = re.search(r"listening on (http://\S+)", printed).group(1)
         key = re.search(r"NODUS_API_KEY=(\S+)", printed).group(1)
 
-        def control(route):
-            request = urllib.request.Request(url + route, headers={"Authorization": "Bearer " + key})
+        def control(path):
+            request = urllib.request.Request(url + path, headers={"Authorization": "Bearer " + key})
             with urllib.request.urlopen(request, timeout=30) as response:
                 return json.loads(response.read())
-        return {"clock": control("/_mock/clock"), "faults": control("/_mock/faults")["faults"]}
+        return {"url": url, "inspector": re.search(r"^inspector: (\S+)$", printed, re.M).group(1), "read": control(route),
+                "clock": control("/_mock/clock"), "faults": control("/_mock/faults")["faults"]}
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -227,20 +229,123 @@ def test_unknown(nodus_mock):
     assert "nodus_mock: unknown argument colour" in out
 
 
-def test_a_scenario_the_server_refuses_names_the_entry(pytester, run):
+def test_a_scenario_or_baseline_the_server_refuses_fails_setup_with_its_answer(pytester, run):
     pytester.makefile(".json", bad=json.dumps({"keys": {"nk_test_x": {"faults": [{"path": "/v1/me", "action": {"type": "error", "status": 700}}]}}}))
+    pytester.makefile(".json", newer=json.dumps({"format": "nodus-mock.snapshot", "version": 99}))
+    pytester.makefile(".json", torn='{"format": "nodus-mock.snapshot", "version": 2, "tenant": {')
     pytester.makepyfile(test_bad='''
 import pytest
 
 @pytest.mark.nodus_mock(scenario="bad.json")
-def test_it(nodus_mock):
+def test_scenario(nodus_mock):
+    pass
+
+@pytest.mark.nodus_mock(baseline="newer.json")
+def test_newer_baseline(nodus_mock):
+    pass
+
+@pytest.mark.nodus_mock(baseline="torn.json")
+def test_torn_baseline(nodus_mock):
+    pass
+
+@pytest.mark.nodus_mock(baseline="missing.json")
+def test_missing_baseline(nodus_mock):
     pass
 ''')
     result = run()
-    result.assert_outcomes(errors=1)
+    result.assert_outcomes(errors=4)
     out = result.stdout.str()
     assert f'nodus_mock: scenario {pytester.path / "bad.json"}: keys["nk_test_x"]: POST /_mock/faults: 400 invalid_request: body.action.status' in out
-    assert "During handling" not in out
+    assert f"nodus_mock: baseline {pytester.path / 'newer.json'}: PUT /_mock/snapshot: 400 invalid_snapshot: body.version: is newer than this server reads" in out
+    assert f"nodus_mock: baseline {pytester.path / 'torn.json'}: PUT /_mock/snapshot: 400 invalid_json: request body is not valid JSON" in out
+    assert f"nodus_mock: baseline {pytester.path / 'missing.json'}: No such file or directory" in out
+    assert "During handling" not in out and "Traceback" not in out and "urllib" not in out
+
+
+BASELINE_TESTS = '''
+import json, os, pytest
+from wire import get, launch
+
+def seen(nodus_mock):
+    return {"worker": os.environ.get("PYTEST_XDIST_WORKER"), "url": nodus_mock.url,
+            "workloads": get("/v1/workloads")[1]["workloads"],
+            "clock": nodus_mock.control("GET", "/_mock/clock"),
+            "faults": nodus_mock.control("GET", "/_mock/faults")["faults"]}
+
+@pytest.mark.nodus_mock(baseline="data/base.json")
+@pytest.mark.parametrize("n", range(4))
+def test_forked(nodus_mock, n):
+    before = seen(nodus_mock)
+    mine = launch(f"mine-{n}")
+    nodus_mock.advance(60)
+    after = [w["id"] for w in get("/v1/workloads")[1]["workloads"]]
+    with open(f"forked-{n}.json", "w") as file:
+        json.dump({**before, "mine": mine, "after": after}, file)
+
+@pytest.mark.nodus_mock(baseline="data/base.json", scenario="data/scenario.json")
+def test_a_scenario_on_a_baseline(nodus_mock):
+    with open("on-scenario.json", "w") as file:
+        json.dump(seen(nodus_mock), file)
+'''
+
+
+def make_baseline(command, path):
+    """A tenant with two runs, a fault rule and its clock moved on, snapshotted to `path`; answers what it read."""
+    server = start_server(command)
+    try:
+        source = server.tenant("nk_test_baseline_source")
+        where = {"url": server.url, "key": source.api_key}
+        for n in range(2):
+            wire.launch(f"run-{n}", **where)
+        source.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 503, "error": "unavailable"}})
+        source.advance(600)
+        source.snapshot(path)
+        return {"workloads": wire.get("/v1/workloads", **where)[1]["workloads"],
+                "clock": source.control("GET", "/_mock/clock"), "faults": source.control("GET", "/_mock/faults")["faults"]}
+    finally:
+        server.stop()
+
+
+def without_ids(rows):
+    return [{name: value for name, value in row.items() if name != "id"} for row in rows]
+
+
+def test_a_baseline_starts_each_test_from_its_state_under_ids_of_its_own(pytester, run, server_command):
+    # The test file sits in a folder of its own, run from above it: the path is the test file's folder's.
+    data = pytester.mkdir("suite") / "data"
+    data.mkdir()
+    source = make_baseline(server_command, data / "base.json")
+    (data / "scenario.json").write_text(json.dumps({"keys": {"nk_test_any": {
+        "clock": {"mode": "manual", "advance_seconds": 3600},
+        "faults": [{"method": "GET", "path": "/v1/me", "action": {"type": "error", "status": 429, "error": "rate_limited"}}]}}}))
+    (data.parent / "wire.py").write_text(WIRE)
+    (data.parent / "test_baseline.py").write_text(BASELINE_TESTS)
+    result = run("-n", "2")
+    result.assert_outcomes(passed=5)
+
+    forked = [json.loads((pytester.path / f"forked-{n}.json").read_text()) for n in range(4)]
+    ids = [row["id"] for row in source["workloads"] + source["faults"]]
+    for seen in forked:
+        assert without_ids(seen["workloads"]) == without_ids(source["workloads"])
+        assert without_ids(seen["faults"]) == without_ids(source["faults"])
+        assert seen["clock"] == source["clock"]
+        assert [len(row["id"]) for row in seen["workloads"]] == [len(row["id"]) for row in source["workloads"]]
+        # Its own run joined the baseline's, and no other test's did.
+        assert seen["after"] == [seen["mine"]] + [row["id"] for row in seen["workloads"]]
+        ids += [row["id"] for row in seen["workloads"] + seen["faults"]] + [seen["mine"]]
+    assert len(set(ids)) == len(ids), "every fork has ids of its own"
+    # Four tests on two workers' servers: some server forked the baseline into two of its tenants.
+    urls = [seen["url"] for seen in forked]
+    assert {seen["worker"] for seen in forked} <= {"gw0", "gw1"} and len(set(urls)) < len(urls)
+
+    # The scenario's entry lands on the restored state: the baseline's fault, then its own, and its clock moved from the baseline's.
+    on = json.loads((pytester.path / "on-scenario.json").read_text())
+    assert [(rule["path"], rule["action"]["status"]) for rule in on["faults"]] == [("/v1/rl-recipes", 503), ("/v1/me", 429)]
+    assert moment(on["clock"]["now"]) - moment(source["clock"]["now"]) == datetime.timedelta(hours=1)
+
+
+def moment(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def test_under_xdist_each_worker_has_its_own_server(pytester, run):

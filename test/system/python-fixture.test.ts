@@ -56,6 +56,8 @@ t.test('examples/pytest runs on the installed plugin, and a failing test reports
   } else {
     t.equal(snapshot, join(project, '.pytest_cache', 'd', 'nodus-mock', `test_user_failure.py_test_fails-${snapshot.slice(-13, -5)}.json`));
     t.equal(JSON.parse(readFileSync(snapshot, 'utf8')).format, 'nodus-mock.snapshot', 'the snapshot is written under the pytest cache');
+    t.match(section, `\n  open it: npx nodus-mock --restore ${snapshot} --restore-key ${key}   (then the inspector link it prints)`,
+      'the command to open it restores under the test\'s key, so its inspector link shows the test\'s ids');
   }
   t.equal(r.stdout.match(/- nodus-mock -/g)?.length, 1, 'passing tests get no section');
 });

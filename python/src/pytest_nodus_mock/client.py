@@ -1,5 +1,6 @@
 """The control API of one tenant over HTTP, with nothing but the standard library."""
 import json
+import os
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,14 +30,15 @@ class NodusMock:
 
     def control(self, method, path, body=None):
         """Sends one request with the tenant's key; answers the parsed JSON (None when empty)."""
-        text = self._send(method, path, body)
+        text = self._send(method, path, None if body is None else json.dumps(body).encode())
         return json.loads(text) if text else None
 
-    def _send(self, method, path, body):
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers={
-            "Authorization": "Bearer " + self.api_key, "Content-Type": "application/json",
-        })
+    def _send(self, method, path, data):
+        headers = {"Authorization": "Bearer " + self.api_key, "Content-Type": "application/json"}
+        if hasattr(data, "fileno"):
+            # A file is sent as it reads, not held in memory; its length spares the server a chunked body.
+            headers["Content-Length"] = str(os.fstat(data.fileno()).st_size)
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
                 text = response.read().decode()
@@ -68,6 +70,17 @@ class NodusMock:
             with open(path, "w", encoding="utf-8") as file:
                 file.write(text)
         return document
+
+    def restore(self, snapshot):
+        """Replaces the tenant's whole state with a snapshot's (`PUT /_mock/snapshot`).
+
+        `snapshot` is a document as `snapshot()` answers it, or the path of a file holding one,
+        sent as it is. Taken from another tenant, the document is forked: the same state under ids
+        of this tenant's own. Answers `{"restored": True, "rows": {table: count}}`."""
+        if isinstance(snapshot, dict):
+            return json.loads(self._send("PUT", "/_mock/snapshot", json.dumps(snapshot).encode()))
+        with open(snapshot, "rb") as file:
+            return json.loads(self._send("PUT", "/_mock/snapshot", file))
 
     def inspector(self, workload_id=None):
         """A link to the inspector for this tenant, or for one of its runs.

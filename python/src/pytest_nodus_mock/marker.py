@@ -7,10 +7,10 @@ from .client import NodusMockError
 
 MARKER = "nodus_mock"
 MARKER_HELP = (
-    "nodus_mock(clock='manual'|'realtime', scenario=PATH, scenario_key=KEY, levers={...}): "
-    "the test's tenant starts with this clock mode, the entry of a scenario file, and these levers"
+    "nodus_mock(baseline=PATH, scenario=PATH, scenario_key=KEY, clock='manual'|'realtime', levers={...}): "
+    "the test's tenant starts from a snapshot, then takes the entry of a scenario file, this clock mode and these levers"
 )
-OPTIONS = {"clock", "scenario", "scenario_key", "levers"}
+OPTIONS = {"baseline", "clock", "scenario", "scenario_key", "levers"}
 
 
 class MarkerError(Exception):
@@ -18,15 +18,18 @@ class MarkerError(Exception):
 
 
 def apply_marker(mock, marker, test_folder):
-    """The scenario entry first, then `clock`, then `levers`, so the marker's own words win."""
+    """The baseline first, as a restore replaces everything; then the scenario entry, `clock` and
+    `levers`, each adjusting what came before, so the marker's own words win."""
     if marker is None:
         return
     if marker.args:
-        raise MarkerError("nodus_mock takes keyword arguments only: clock=, scenario=, scenario_key=, levers=")
+        raise MarkerError("nodus_mock takes keyword arguments only: baseline=, scenario=, scenario_key=, clock=, levers=")
     unknown = sorted(set(marker.kwargs) - OPTIONS)
     if unknown:
         raise MarkerError(f"nodus_mock: unknown argument {', '.join(unknown)} (known: {', '.join(sorted(OPTIONS))})")
     options = marker.kwargs
+    if options.get("baseline") is not None:
+        restore_baseline(mock, os.path.join(test_folder, os.fspath(options["baseline"])))
     if options.get("scenario") is not None:
         path = os.path.join(test_folder, os.fspath(options["scenario"]))
         apply_entry(mock, path, *scenario_entry(path, options.get("scenario_key")))
@@ -42,6 +45,17 @@ def apply_marker(mock, marker, test_folder):
         if not isinstance(levers, dict):
             raise MarkerError(f"nodus_mock: levers must be a dict such as {{'review_expiry': True}}, not {levers!r}")
         mock.control("PUT", "/_mock/levers", levers)
+
+
+def restore_baseline(mock, path):
+    """The snapshot at `path`, forked into the test's tenant by the server."""
+    try:
+        mock.restore(path)
+    except NodusMockError as err:
+        raise MarkerError(f"nodus_mock: baseline {path}: {err}") from None
+    except OSError as err:
+        # The file cannot be read, or the connection failed: strerror says which, without the path again.
+        raise MarkerError(f"nodus_mock: baseline {path}: {err.strerror or err}") from None
 
 
 def scenario_entry(path, key):

@@ -2,6 +2,7 @@
 import hashlib
 import os
 import re
+import shlex
 
 from .client import NodusMockError
 
@@ -43,7 +44,9 @@ def _snapshot(mock, nodeid, folder):
         return [f"snapshot: could not be taken: {err}"]
     except (OSError, ValueError) as err:
         return [f"snapshot: could not be taken: {err}"]
-    return [f"snapshot: {path}", f"  open it: npx nodus-mock --restore {path}   (then the inspector link it prints)"]
+    # The test's own key: the same tenant on any server, so the restored state keeps the ids the test saw.
+    command = f"npx nodus-mock --restore {shlex.quote(path)} --restore-key {shlex.quote(mock.api_key)}"
+    return [f"snapshot: {path}", f"  open it: {command}   (then the inspector link it prints)"]
 
 
 def snapshot_name(nodeid):
