@@ -21,9 +21,9 @@ const ofWorkload: Owner = { by: 'parent', column: 'workload_id', parent: 'worklo
  * Keys the server numbers for itself across every tenant (each table's row id). A document holds
  * them as the row's position among the tenant's rows (1, 2, ...), so it shows nothing of other
  * tenants' activity, and a restore lets SQLite number the rows anew, so no document can move
- * anyone's numbering. `REFERENCES` are the columns of other tables that name such a key.
+ * anyone's numbering. `SNAPSHOT_REFERENCES` are the columns of other tables that name such a key.
  */
-const SERVER_NUMBERED: Partial<Record<SnapshotTable, string>> = {
+export const SERVER_NUMBERED: Partial<Record<SnapshotTable, string>> = {
   assets: 'seq',
   faults: 'seq',
   request_journal: 'id',
@@ -31,7 +31,7 @@ const SERVER_NUMBERED: Partial<Record<SnapshotTable, string>> = {
   secrets: 'seq',
   connections: 'seq',
 };
-const REFERENCES: Partial<Record<SnapshotTable, { column: string; table: SnapshotTable }>> = {
+export const SNAPSHOT_REFERENCES: Partial<Record<SnapshotTable, { column: string; table: SnapshotTable }>> = {
   webhook_attempts: { column: 'delivery_seq', table: 'webhook_deliveries' },
 };
 
@@ -119,7 +119,7 @@ function prepareInserts(db: Db) {
     const written = columns.filter((c) => c.name !== numbered);
     const names = owner.by === 'tenant' ? ['tenant_id', ...written.map((c) => c.name)] : written.map((c) => c.name);
     const insert = db.prepare(`INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
-    return { table, owner, written, numbered, refers: REFERENCES[table], insert };
+    return { table, owner, written, numbered, refers: SNAPSHOT_REFERENCES[table], insert };
   });
 }
 
@@ -155,7 +155,7 @@ function prepareSelects(db: Db) {
 function* documentRows(table: SnapshotTable, select: Statement, tenantId: string, columns: Column[], keys: Renumbering): Generator<SnapshotRow> {
   const blobs = columns.filter((c) => c.blob).map((c) => c.name);
   const numbered = SERVER_NUMBERED[table];
-  const refers = REFERENCES[table];
+  const refers = SNAPSHOT_REFERENCES[table];
   let position = 0;
   for (const row of select.iterate(tenantId) as Iterable<SnapshotRow>) {
     for (const name of blobs) if (row[name] !== null) row[name] = (row[name] as unknown as Buffer).toString('base64');

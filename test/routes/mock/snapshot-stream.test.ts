@@ -3,7 +3,7 @@ import { get } from 'node:http';
 import t from 'tap';
 import { newWorkloadId } from '../../../server/domain/workloads/rows.js';
 import { packageVersion } from '../../../server/boot/package-info.js';
-import { SNAPSHOT_TABLES } from '../../../store/snapshot.js';
+import { SERVER_NUMBERED, SNAPSHOT_REFERENCES, SNAPSHOT_TABLES, type SnapshotTable } from '../../../store/snapshot.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
 import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
 
@@ -21,28 +21,41 @@ async function manyWorkloads(s: TestServer, n: number): Promise<void> {
   const row = s.store.workloads.get(await tenantOf(s), id)!;
   await advance(s, secondsToFinish(preview));
   s.store.write(() => {
-    for (let i = 1; i < n; i++) s.store.workloads.insert({ ...row, id: newWorkloadId() });
+    for (let i = 1; i < n; i++) {
+      const copy = newWorkloadId();
+      s.store.workloads.insert({ ...row, id: copy, spec: row.spec.replaceAll(id, copy) });
+    }
   });
 }
 
-/** The document as GET answered it whole before it streamed: the same rows, read at once, in one JSON.stringify. */
+/**
+ * The document as GET answered it whole before it streamed: the same rows, read at once, the keys
+ * the server numbers across tenants as positions, in one JSON.stringify.
+ */
 function heldWhole(s: TestServer, tenantId: string, createdAt: string): string {
   const db = s.store.db;
-  const tables = Object.fromEntries(Object.entries(SNAPSHOT_TABLES).map(([table, owner]) => {
+  const positions = new Map<string, Map<unknown, number>>();
+  const tables = Object.fromEntries((Object.entries(SNAPSHOT_TABLES) as [SnapshotTable, (typeof SNAPSHOT_TABLES)[SnapshotTable]][]).map(([table, owner]) => {
     const columns = (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name).filter((c) => c !== 'tenant_id');
     const rows = (owner.by === 'tenant'
       ? db.prepare(`SELECT * FROM ${table} WHERE tenant_id = ? ORDER BY rowid`)
       : db.prepare(`SELECT t.* FROM ${table} t JOIN ${owner.parent} p ON p.${owner.key} = t.${owner.column} WHERE p.tenant_id = ? ORDER BY t.rowid`)
     ).all(tenantId) as Record<string, unknown>[];
-    return [table, rows.map((row) => Object.fromEntries(columns.map((c) => [c, Buffer.isBuffer(row[c]) ? row[c].toString('base64') : row[c]])))];
+    const numbered = SERVER_NUMBERED[table];
+    const refers = SNAPSHOT_REFERENCES[table];
+    if (numbered) positions.set(table, new Map(rows.map((row, i) => [row[numbered], i + 1])));
+    return [table, rows.map((row) => Object.fromEntries(columns.map((c) => [c,
+      c === numbered ? positions.get(table)!.get(row[c])
+        : c === refers?.column ? positions.get(refers.table)!.get(row[c])
+          : Buffer.isBuffer(row[c]) ? row[c].toString('base64') : row[c]])))];
   }));
   const { mode, scale, nowMs } = s.app.services.context.clock.view(tenantId);
   return JSON.stringify({
     format: 'nodus-mock.snapshot',
-    version: 1,
+    version: 2,
     created_at: createdAt,
     mock_version: packageVersion(),
-    tenant: { clock: { mode, scale, now_ms: nowMs }, cursor_key: s.store.tenants.cursorKey(tenantId), tables },
+    tenant: { clock: { mode, scale, now_ms: nowMs }, id: tenantId, cursor_key: s.store.tenants.cursorKey(tenantId), tables },
   });
 }
 
@@ -117,11 +130,12 @@ t.test('a 5,000-workload tenant exports while another tenant\'s reads are answer
     t.ok(grown < 24 * 2 ** 20, `a ${(bytes / 2 ** 20).toFixed(1)} MiB document grew the process by ${(grown / 2 ** 20).toFixed(1)} MiB at its peak`);
   }
 
+  // Under the same key, so the same tenant: the ids stay (a fork would change them).
   const b = await startServer(t, SETTINGS);
-  const restored = await b.call('PUT', '/_mock/snapshot', { raw: text, headers: { 'content-type': 'application/json' } });
+  const restored = await b.call('PUT', '/_mock/snapshot', { key: s.key, raw: text, headers: { 'content-type': 'application/json' } });
   t.equal(restored.status, 200, restored.text.slice(0, 300));
   t.same(restored.body.rows, Object.fromEntries(Object.entries(doc.tenant.tables).map(([table, rows]) => [table, (rows as unknown[]).length])));
-  const again = (await b.call('GET', '/_mock/snapshot')).text;
+  const again = (await b.call('GET', '/_mock/snapshot', { key: s.key })).text;
   const withoutCreated = (s: string) => s.replace(/"created_at":"[^"]*"/, '');
   t.ok(withoutCreated(again) === withoutCreated(text), 'the restored tenant exports the same document, row for row');
 });
