@@ -5,22 +5,25 @@ import { benchScript, MAIN, mockArgs, startChild, type Child } from '../children
 import type { Context } from '../context.js';
 import { load } from '../load.js';
 import { advance, benchKey, launch, review } from '../mock-api.js';
-import { alternate, figure } from '../rounds.js';
+import { alternate, figure, median } from '../rounds.js';
 
 /** Workloads of the exported tenant: the size the issue asks GET and PUT to be measured at. */
 const WORKLOADS = 1000;
+/** Workloads of the baseline a fork copies into a fresh tenant (restored, the issue asks, in under 100 ms). */
+const BASELINE_WORKLOADS = 100;
 
 /** Peak resident memory of a child since the last reset, and the reset (Linux, /proc). */
 const peakBytes = (child: Child) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024;
 const resetPeak = (child: Child) => writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
 
 /**
- * A database whose one tenant holds WORKLOADS finished evaluation runs: one launched through the
- * API, the others its row stored again under new ids with the server stopped, then all run to
- * their end by one clock move through the API (so every row is the simulator's own).
+ * A database whose one tenant holds `workloads` finished evaluation runs: one launched through the
+ * API, the others its row stored again under new ids with the server stopped (the spec naming its
+ * own, as a restore checks), then all run to their end by one clock move through the API (so
+ * every row is the simulator's own).
  */
-async function seed(ctx: Context): Promise<{ db: string; key: string }> {
-  const db = join(ctx.dir, 'snapshot.db');
+async function seed(ctx: Context, workloads: number): Promise<{ db: string; key: string }> {
+  const db = join(ctx.dir, `snapshot-${workloads}.db`);
   const key = benchKey();
   let mock = await startChild(MAIN, mockArgs(db, '--clock', 'manual'));
   const reviewed = await review(mock.url, key, { recipe_id: 'reasoning-gym-leg-counting', recipe_version: '1.0.0', mode: 'evaluate' });
@@ -29,9 +32,10 @@ async function seed(ctx: Context): Promise<{ db: string; key: string }> {
   const sqlite = new Database(db);
   try {
     const columns = (sqlite.pragma('table_info(workloads)') as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id');
-    const copy = sqlite.prepare(`INSERT INTO workloads (id, ${columns.join(', ')}) SELECT ?, ${columns.join(', ')} FROM workloads WHERE id = ?`);
+    const values = columns.map((c) => (c === 'spec' ? 'replace(spec, @from, @to)' : c));
+    const copy = sqlite.prepare(`INSERT INTO workloads (id, ${columns.join(', ')}) SELECT @to, ${values.join(', ')} FROM workloads WHERE id = @from`);
     sqlite.transaction(() => {
-      for (let i = 1; i < WORKLOADS; i++) copy.run(`${id.slice(0, -6)}${i.toString(36).padStart(6, '0')}`, id);
+      for (let i = 1; i < workloads; i++) copy.run({ to: `${id.slice(0, -6)}${i.toString(36).padStart(6, '0')}`, from: id });
     })();
   } finally {
     sqlite.close();
@@ -39,7 +43,7 @@ async function seed(ctx: Context): Promise<{ db: string; key: string }> {
   mock = await startChild(MAIN, mockArgs(db, '--clock', 'manual'));
   await advance(mock.url, key, reviewed.secondsToFinish);
   await mock.stop();
-  ctx.log(`snapshot: seeded ${WORKLOADS} workloads`);
+  ctx.log(`snapshot: seeded ${workloads} workloads`);
   return { db, key };
 }
 
@@ -59,7 +63,42 @@ async function timed(server: Child, request: () => Promise<Response>): Promise<{
  * and another tenant's reads while exports run back to back against the same reads alone.
  */
 export async function snapshot(ctx: Context): Promise<ReturnType<typeof figure>[]> {
-  const { db, key } = await seed(ctx);
+  return [...await fork(ctx), ...await getAndPut(ctx)];
+}
+
+/**
+ * A 100-workload baseline restored into a fresh tenant each round (a fork: every id made the
+ * tenant's own), against the same document restored into the tenant it was taken from (ids kept).
+ */
+async function fork(ctx: Context): Promise<ReturnType<typeof figure>[]> {
+  const { db, key } = await seed(ctx, BASELINE_WORKLOADS);
+  const mock = await startChild(MAIN, mockArgs(db, '--clock', 'manual'));
+  try {
+    const document = await (await fetch(`${mock.url}/_mock/snapshot`, { headers: { authorization: `Bearer ${key}` } })).text();
+    const restore = (into: () => string) => async () => {
+      const started = performance.now();
+      const res = await fetch(`${mock.url}/_mock/snapshot`, {
+        method: 'PUT', headers: { authorization: `Bearer ${into()}`, 'content-type': 'application/json' }, body: document,
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`snapshot: a restore answered ${res.status}`);
+      return performance.now() - started;
+    };
+    const r = await alternate(ctx.settings.shortRounds, { fork: restore(benchKey), own: restore(() => key) });
+    const forkMs = median(r.fork);
+    return [figure(
+      { id: 'snapshot-fork', title: `PUT /_mock/snapshot of a ${BASELINE_WORKLOADS}-workload baseline into a fresh tenant (target under 100 ms: ${forkMs < 100 ? 'met' : 'missed'})`, unit: 'ms' },
+      { label: 'into a fresh tenant (forked)', rounds: r.fork },
+      { label: 'into its own tenant (ids kept)', rounds: r.own },
+      { workloads: BASELINE_WORKLOADS, document_bytes: Buffer.byteLength(document), under_100_ms: forkMs < 100 },
+    )];
+  } finally {
+    await mock.stop();
+  }
+}
+
+async function getAndPut(ctx: Context): Promise<ReturnType<typeof figure>[]> {
+  const { db, key } = await seed(ctx, WORKLOADS);
   const mock = await startChild(MAIN, mockArgs(db, '--clock', 'manual'));
   const auth = (k: string) => ({ authorization: `Bearer ${k}` });
   const document = await (await fetch(`${mock.url}/_mock/snapshot`, { headers: auth(key) })).text();
