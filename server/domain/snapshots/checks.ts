@@ -6,7 +6,7 @@ import {
   BudgetUpdate, DropEventsRequest, FailRequest, FaultRule, JournalEntry, JournalQuery, LeversUpdate, RecipeOverrideUpdate, RecoverRequest,
 } from '../../../openapi/mock.js';
 import { jsonObject, sha256Hex } from '../../../openapi/primitives.js';
-import { RL_EVENT_MAX_ENCODED_BYTES, RLEvent, RLGradingReceipt } from '../../../openapi/rl-evidence.js';
+import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent, RLGradingReceipt } from '../../../openapi/rl-evidence.js';
 import { SECRET_NAME } from '../../../openapi/secrets.js';
 import type { SnapshotDocument } from '../../../openapi/snapshot.js';
 import { WebhookRequest } from '../../../openapi/webhooks.js';
@@ -123,7 +123,9 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
     return parsed.data;
   };
   /** A text column holding JSON: parsed, then held to what the code that reads it expects. */
-  const json = <S extends z.ZodType>(at: At, column: string, text: string, schema: S): z.output<S> => {
+  const json = <S extends z.ZodType>(at: At, column: string, text: string, schema: S): z.output<S> =>
+    valid(at, column, schema, parsed(at, column, text));
+  const parsed = (at: At, column: string, text: string): unknown => {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -131,7 +133,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       at.refuse(column, 'is not JSON');
     }
     if (nestsTooDeep(text)) at.refuse(column, `is ${TOO_DEEP}`);
-    return valid(at, column, schema, value);
+    return value;
   };
 
   /* ---- keys, references and counters across rows ---- */
@@ -142,8 +144,9 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
     const name = `${table}.${column}`;
     let keys = seen.get(name);
     if (!keys) seen.set(name, (keys = new Map()));
-    // Each part's length before it: unambiguous, and a tenth of the cost of JSON.stringify on a big document.
-    const text = key.map((part) => `${String(part).length}:${String(part)}`).join('');
+    // Two keys that differ can only meet if a part holds a NUL: a false "repeats" for a document
+    // made to, never a repeat let through. JSON.stringify here was an eighth of the checks' time.
+    const text = key.length === 1 ? String(key[0]) : key.join('\0');
     const first = keys.get(text);
     if (first !== undefined) at.refuse(column, `repeats the key of row ${first}`);
     keys.set(text, index);
@@ -338,7 +341,9 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       const bytes = Buffer.byteLength(e.event, 'utf8');
       if (bytes > RL_EVENT_MAX_ENCODED_BYTES) at.refuse('event', `is ${bytes} bytes, over the ${RL_EVENT_MAX_ENCODED_BYTES} of one event`);
       // Stored as the materialiser and ingest store it: pages serve the text, a repeat is compared with it.
-      const stored = rlEventInput(e.stage_id, e.generation, e.received_at_ms, json(at, 'event', e.event, RLEvent));
+      // Most events pass the compiled check of what RLEvent takes unchanged; zod parses the rest.
+      const value = parsed(at, 'event', e.event);
+      const stored = rlEventInput(e.stage_id, e.generation, e.received_at_ms, isPlainRLEvent(value) ? value : valid(at, 'event', RLEvent, value));
       for (const [column, value] of [['event_id', stored.eventId], ['phase', stored.phase], ['task_id', stored.taskId], ['attempt', stored.attempt], ['kind', stored.kind], ['event', stored.event]] as const) {
         if (e[column] !== value) at.refuse(column, column === 'event' ? 'is not the canonical JSON of the event' : `differs from the event's ${column}`);
       }
