@@ -24,6 +24,9 @@ const rows = <T extends z.ZodRawShape>(shape: T, max?: number) => {
   return max === undefined ? list : list.max(max);
 };
 
+/** Tables of at most one row: a tenant has one budget, one set of levers, one scenario, one webhook. */
+export const MAX_ROWS = { budgets: 1, tenant_levers: 1, scenario_applied: 1, webhooks: 1 } as const;
+
 const tables = z.strictObject({
   workloads: rows({
     id: text, kind: z.enum(['recipe', 'custom']), name: maybe(text), payload: text, spec: text, estimated_cost_usd: real,
@@ -39,8 +42,8 @@ const tables = z.strictObject({
   }),
   idempotency_keys: rows({ scope: text, key: text, fingerprint: text, workload_id: maybe(text), created_at_ms: int, expires_at_ms: int }),
   recipe_overrides: rows({ recipe_id: text, available: flag, unavailable_reason: maybe(text) }),
-  budgets: rows({ monthly_spend_cap_usd: real, month_to_date_usd: real }, 1),
-  tenant_levers: rows({ review_expiry: flag, unrecoverable_error_rate: maybe(real.min(0).max(1)) }, 1),
+  budgets: rows({ monthly_spend_cap_usd: real, month_to_date_usd: real }, MAX_ROWS.budgets),
+  tenant_levers: rows({ review_expiry: flag, unrecoverable_error_rate: maybe(real.min(0).max(1)) }, MAX_ROWS.tenant_levers),
   reviews: rows({ token: text, valid_until_ms: int }),
   faults: rows({
     seq: int, id: text, method: maybe(text), path: text, times: int.min(1), after_count: int.min(0), seen: int.min(0),
@@ -51,8 +54,8 @@ const tables = z.strictObject({
     request_id: text, idempotency_key: maybe(text), replayed: flag, fault: maybe(text), fault_id: maybe(text),
     body: maybe(text), body_json: flag, body_bytes: int, body_truncated: flag, duration_ms: real,
   }),
-  scenario_applied: rows({ entry_sha256: text, applied_at_ms: int }, 1),
-  webhooks: rows({ url: text, secret: text, enabled: flag, since_ms: int, updated_at_ms: int }, 1),
+  scenario_applied: rows({ entry_sha256: text, applied_at_ms: int }, MAX_ROWS.scenario_applied),
+  webhooks: rows({ url: text, secret: text, enabled: flag, since_ms: int, updated_at_ms: int }, MAX_ROWS.webhooks),
   workload_interventions: rows({ seq: int, workload_id: text, at_ms: int, kind: text, args: text }),
   workload_events: rows({ seq: int, workload_id: text, event_id: text, event_type: text, payload: text, created_at_ms: int }),
   rl_events: rows({
@@ -83,6 +86,10 @@ const tables = z.strictObject({
     latency_ms: real, next_retry_at_ms: maybe(int), fault_id: maybe(text),
   }),
 });
+
+type TableName = keyof typeof tables.shape;
+/** One row of a table, as a restore reading the document row by row validates it. */
+export const snapshotRow = <T extends TableName>(table: T) => tables.shape[table].element;
 
 export const SnapshotTenant = z
   .strictObject({

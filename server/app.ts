@@ -14,6 +14,7 @@ import faults from './http/faults.js';
 import hosts from './http/hosts.js';
 import journal from './http/journal.js';
 import { parseJsonBody } from './http/json-body.js';
+import { isStreamedBody } from './http/streamed-body.js';
 import { createServices } from './domain/services.js';
 import { committedDocument, describeRoutes } from './http/openapi-document.js';
 import { createLogger } from './logger.js';
@@ -111,9 +112,11 @@ function timeouts(config: Config): Partial<FastifyServerOptions> {
 /**
  * Headers are checked, never replaced by the schema's output: once a route replaces them, Fastify
  * answers every later read of request.headers with a fresh merge of the raw headers and the
- * replacement, which each hook of a keyed launch then paid (its profile).
+ * replacement, which each hook of a keyed launch then paid (its profile). A body its route reads
+ * as a stream is the route's to check (streamedBody).
  */
 const checkingHeadersOnly: typeof validatorCompiler = (route) => {
+  if (route.httpPart === 'body' && isStreamedBody(route.schema)) return () => true;
   const validate = validatorCompiler(route);
   if (route.httpPart !== 'headers') return validate;
   return (data) => {
@@ -217,7 +220,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Into the tenant of --restore-key, or of the printed key: the start-up link shows it.
     if (config.restore !== undefined) {
       const tenant = services.control.registerKey(printedKey(config));
-      const rows = services.snapshots.restoreFile(tenant.id, config.restore);
+      const rows = await services.snapshots.restoreFile(tenant.id, config.restore);
       app.restoredWorkload = services.workloads.list(tenant.id, { limit: 1 }).workloads[0]?.row.id ?? null;
       app.log.info({ snapshot: config.restore, tenant: tenant.id, rows }, 'snapshot restored');
     }

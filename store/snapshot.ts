@@ -221,15 +221,18 @@ export function createSnapshotStore(db: Db) {
     },
 
     /**
-     * Inserts a document's rows for the tenant, whose own rows must be gone already; throws a
-     * SnapshotRowError at the first row the database refuses. Run inside the caller's
-     * transaction, which that error rolls back whole.
+     * Inserts a document's rows for the tenant, whose own rows must be gone already, taking each
+     * table's rows one at a time as they are read (from a spool, say); answers the rows written
+     * per table. Throws a SnapshotRowError at the first row the database refuses. Run inside the
+     * caller's transaction, which that error rolls back whole.
      */
-    insert(tenantId: string, rows: SnapshotTables): void {
+    insert(tenantId: string, rows: Record<SnapshotTable, Iterable<SnapshotRow>>): Record<SnapshotTable, number> {
       const keys = renumbering();
-      for (const { table, owner, written, numbered, refers, insert } of insertsOf()) {
-        rows[table].forEach((row, index) => {
-          const values = written.map((c) => {
+      const written = {} as Record<SnapshotTable, number>;
+      for (const { table, owner, written: columns, numbered, refers, insert } of insertsOf()) {
+        let index = 0;
+        for (const row of rows[table]) {
+          const values = columns.map((c) => {
             if (c.name === refers?.column) {
               const key = keys.of(refers.table, row[c.name]);
               if (key === undefined) throw new SnapshotRowError(table, index, c.name, `names no row of ${refers.table}`);
@@ -246,9 +249,12 @@ export function createSnapshotStore(db: Db) {
             }
             throw err;
           }
-        });
+          index++;
+        }
+        written[table] = index;
       }
       journalNumber().run(tenantId, tenantId);
+      return written;
     },
   };
 }

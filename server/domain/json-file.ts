@@ -19,13 +19,13 @@ function kindOf(stats: Stats): string {
 }
 
 /**
- * A regular file's text, never reading more than the limit and one byte: a FIFO or a device (such
- * as /dev/zero) could be read forever, and a file can grow while it is read, so the size fstat
- * answers is checked but not trusted. It is opened without blocking, so a FIFO does not hold the
- * start waiting for a writer, and checked once open, so nothing put in its place after the
- * check is read.
+ * A regular file's bytes, a block at a time, never reading more than the limit and one byte: a
+ * FIFO or a device (such as /dev/zero) could be read forever, and a file can grow while it is
+ * read, so the size fstat answers is checked but not trusted. It is opened without blocking, so a
+ * FIFO does not hold the start waiting for a writer, and checked once open, so nothing put in its
+ * place after the check is read. Nothing is opened before the first block is asked for.
  */
-function readRegularFile(path: string, limit: SizeLimit, fail: Fail): string {
+export function* regularFileBlocks(path: string, limit: SizeLimit, fail: Fail): Generator<Buffer> {
   const over = (bytes: string) => fail(`${path}: ${bytes} bytes is over ${limit.setting} (${limit.maxBytes})`);
   let fd: number | undefined;
   try {
@@ -33,14 +33,13 @@ function readRegularFile(path: string, limit: SizeLimit, fail: Fail): string {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw fail(`${path}: cannot read: ${kindOf(stats)}, not a regular file`);
     if (stats.size > limit.maxBytes) throw over(String(stats.size));
-    const parts: Buffer[] = [];
     for (let total = 0; ;) {
       const part = Buffer.allocUnsafe(Math.min(READ_BYTES, limit.maxBytes + 1 - total));
       const read = readSync(fd, part, 0, part.length, null);
-      if (read === 0) return Buffer.concat(parts, total).toString('utf8');
-      parts.push(part.subarray(0, read));
+      if (read === 0) return;
       total += read;
       if (total > limit.maxBytes) throw over(`more than ${limit.maxBytes}`);
+      yield part.subarray(0, read);
     }
   } catch (err) {
     // The system's errors (ENOENT; ENXIO, a socket) do not say which file: the message does.
@@ -51,15 +50,12 @@ function readRegularFile(path: string, limit: SizeLimit, fail: Fail): string {
 }
 
 /** The file's text and its value; any failure becomes the caller's own error, naming the file. */
-function parseFile(path: string, fail: Fail, limit?: SizeLimit): { text: string; value: unknown } {
+function parseFile(path: string, fail: Fail): { text: string; value: unknown } {
   let text: string;
-  if (limit) text = readRegularFile(path, limit, fail);
-  else {
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      throw fail(`${path}: cannot read: ${(err as Error).message}`);
-    }
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw fail(`${path}: cannot read: ${(err as Error).message}`);
   }
   try {
     return { text, value: JSON.parse(text) };
@@ -69,12 +65,12 @@ function parseFile(path: string, fail: Fail, limit?: SizeLimit): { text: string;
 }
 
 /**
- * Reads a JSON file an operator named (a catalog, a scenario, a snapshot). Any failure becomes the
- * caller's own error type, with the file in the message, so a start-up mistake reads as one line.
- * With a limit, only a regular file within it is read (readRegularFile).
+ * Reads a JSON file an operator named (a catalog, a scenario). Any failure becomes the caller's
+ * own error type, with the file in the message, so a start-up mistake reads as one line. A
+ * snapshot, which can be larger than one string, is read a block at a time (regularFileBlocks).
  */
-export function readJsonFile(path: string, fail: Fail, limit?: SizeLimit): unknown {
-  const { text, value } = parseFile(path, fail, limit);
+export function readJsonFile(path: string, fail: Fail): unknown {
+  const { text, value } = parseFile(path, fail);
   if (nestsTooDeep(text)) throw fail(`${path}: ${TOO_DEEP}`);
   return value;
 }

@@ -11,7 +11,7 @@ import { SECRET_NAME } from '../../../openapi/secrets.js';
 import type { SnapshotDocument } from '../../../openapi/snapshot.js';
 import { WebhookRequest } from '../../../openapi/webhooks.js';
 import { Workload, WorkloadPayload } from '../../../openapi/workloads.js';
-import { SNAPSHOT_TABLES, type SnapshotTable } from '../../../store/snapshot.js';
+import type { SnapshotTable } from '../../../store/snapshot.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import { isTerminal, WORKLOAD_STATUSES } from '../../simulator/types.js';
 import { MAX_ARCHIVE_ENTRIES } from '../assets/archive-entries.js';
@@ -488,13 +488,4 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       }
     },
   };
-}
-
-/** Every check of a parsed document, table by table in the order a restore writes them. */
-export function checkSnapshot(doc: SnapshotDocument): void {
-  const checks = createSnapshotChecks(doc.tenant.clock);
-  for (const table of Object.keys(SNAPSHOT_TABLES) as SnapshotTable[]) {
-    doc.tenant.tables[table].forEach((row, index) => checks.row(table, index, row));
-  }
-  checks.finish();
 }

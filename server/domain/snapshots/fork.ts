@@ -85,18 +85,26 @@ function derivedShifter(workloadOf: (id: string) => string) {
   };
 }
 
+/** How a restore into another tenant changes the document: its head's id and cursor key, then each row. */
+export interface SnapshotFork {
+  tenantId: string;
+  cursorKey: string | null;
+  /** The row with its ids made the target's; rows of one document go through one fork, which keeps what it mapped. */
+  row(table: string, row: SnapshotRow): SnapshotRow;
+}
+
 /**
- * The document as a restore into `targetTenantId` inserts it (docs/snapshots.md, Forking). Into
- * the tenant it was taken from, or from a document that names none (version 1), it is the same
- * document: the ids stay. Into any other tenant, every server-wide unique id in every text value
- * becomes one of the same kind and length, derived from the target tenant and the old id, so the
- * same document always restores to the same ids in the same tenant and its copies in other tenants
- * never clash; the source tenant's id becomes the target's; and the cursor key is derived for the
- * target, so a cursor one copy mints pages no other copy.
+ * How a restore into `targetTenantId` changes a document taken from tenant `source` (docs/snapshots.md,
+ * Forking); undefined when it does not: into the tenant it was taken from, or from a document that
+ * names none (version 1), the ids stay. Into any other tenant, every server-wide unique id in
+ * every text value becomes one of the same kind and length, derived from the target tenant and
+ * the old id, so the same document always restores to the same ids in the same tenant and its
+ * copies in other tenants never clash; the source tenant's id becomes the target's; and the
+ * cursor key is derived for the target, so a cursor one copy mints pages no other copy.
  */
-export function forkSnapshot(doc: CurrentSnapshot, targetTenantId: string): CurrentSnapshot {
-  const source = doc.tenant.id;
-  if (source === null || source === targetTenantId) return doc;
+export function snapshotFork(tenant: { id: string | null; cursor_key: string | null }, targetTenantId: string): SnapshotFork | undefined {
+  const source = tenant.id;
+  if (source === null || source === targetTenantId) return undefined;
   const shift = idShifter(targetTenantId);
   const shiftMatch = (id: string, ...groups: (string | undefined)[]) => {
     const at = groups.findIndex((group) => group !== undefined);
@@ -104,9 +112,12 @@ export function forkSnapshot(doc: CurrentSnapshot, targetTenantId: string): Curr
   };
   const derived = derivedShifter((workload) => shift(workload, 'wl', workload.slice(3)));
   const renameTenant = TENANT_ID.test(source);
-  const tables = Object.fromEntries(Object.entries(doc.tenant.tables).map(([table, rows]) => [
-    table,
-    (rows as SnapshotRow[]).map((row) => {
+  return {
+    tenantId: targetTenantId,
+    cursorKey: tenant.cursor_key === null
+      ? null
+      : createHmac('sha256', Buffer.from(tenant.cursor_key, 'hex')).update(`fork\n${targetTenantId}`).digest('hex'),
+    row(table, row) {
       const texts = Object.entries(row).filter(([column, value]) => typeof value === 'string' && !BYTE_COLUMNS.has(`${table}.${column}`));
       // A derived id names no workload: the ones its row names are where it can come from.
       let workloads: string[] | undefined;
@@ -121,10 +132,15 @@ export function forkSnapshot(doc: CurrentSnapshot, targetTenantId: string): Curr
         copy[column] = text;
       }
       return copy;
-    }),
-  ])) as CurrentSnapshot['tenant']['tables'];
-  const cursorKey = doc.tenant.cursor_key === null
-    ? null
-    : createHmac('sha256', Buffer.from(doc.tenant.cursor_key, 'hex')).update(`fork\n${targetTenantId}`).digest('hex');
-  return { ...doc, tenant: { ...doc.tenant, id: targetTenantId, cursor_key: cursorKey, tables } };
+    },
+  };
+}
+
+/** The whole document as a restore into `targetTenantId` inserts it (snapshotFork). */
+export function forkSnapshot(doc: CurrentSnapshot, targetTenantId: string): CurrentSnapshot {
+  const fork = snapshotFork(doc.tenant, targetTenantId);
+  if (!fork) return doc;
+  const tables = Object.fromEntries(Object.entries(doc.tenant.tables)
+    .map(([table, rows]) => [table, (rows as SnapshotRow[]).map((row) => fork.row(table, row))])) as CurrentSnapshot['tenant']['tables'];
+  return { ...doc, tenant: { ...doc.tenant, id: fork.tenantId, cursor_key: fork.cursorKey, tables } };
 }

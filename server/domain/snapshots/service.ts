@@ -1,13 +1,14 @@
 import { setImmediate } from 'node:timers/promises';
-import { Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
-import { SnapshotRowError, type SnapshotReader, type SnapshotTable, type SnapshotTables } from '../../../store/snapshot.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import { SNAPSHOT_TABLES, SnapshotRowError, type SnapshotReader, type SnapshotRow, type SnapshotTable } from '../../../store/snapshot.js';
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
 import { badRequest, DomainError } from '../errors.js';
-import { readJsonFile } from '../json-file.js';
-import { checkSnapshot } from './checks.js';
-import { forkSnapshot } from './fork.js';
+import { regularFileBlocks } from '../json-file.js';
+import { createSnapshotChecks } from './checks.js';
+import { snapshotFork } from './fork.js';
+import { readSnapshot } from './reader.js';
 
 /** A --restore file that cannot be restored: a start-up mistake, like a bad flag. */
 export class SnapshotFileError extends Error {
@@ -35,6 +36,8 @@ export interface SnapshotExport {
  */
 const SLICE_WORKLOADS = 64;
 const SLICE_MS = 10;
+
+const TABLES = Object.keys(SNAPSHOT_TABLES) as SnapshotTable[];
 
 /**
  * A tenant's whole state out as one document and back in (docs/snapshots.md). The export reads one
@@ -83,42 +86,60 @@ export function createSnapshotService(deps: DomainContext) {
     /**
      * Deletes the tenant's state as reset does and writes the document's in its place, its clock
      * resuming at the document's virtual time; into a tenant other than the one it was taken from,
-     * with its ids made the target's own (forkSnapshot). A document the checks refuse changes
-     * nothing; a row the database refuses (an id another tenant holds) is a 400 naming it, and
-     * the whole restore rolls back.
+     * with its ids made the target's own (snapshotFork). The document is read from its bytes as
+     * they arrive, each row validated and spooled to a file (readSnapshot); then the head and
+     * every row are checked, the event loop turning between batches; then one unit of work
+     * writes the rows, read back from the files one at a time. A document the checks refuse
+     * changes nothing; a row the database refuses (an id another tenant holds) is a 400 naming
+     * it, and the whole restore rolls back. The files are gone when this settles.
      */
-    restore(tenantId: string, doc: SnapshotDocument): RestoredRows {
-      const current = upgradeSnapshot(doc);
-      checkSnapshot(current);
-      const forked = forkSnapshot(current, tenantId);
-      const { clock: saved, cursor_key: cursorKey } = forked.tenant;
-      const tables = forked.tenant.tables as SnapshotTables;
-      return units.atNow(tenantId, (unit) => {
-        store.reset.deleteTenantData(tenantId);
-        unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
-        store.tenants.setCursorKey(tenantId, cursorKey);
-        try {
-          store.snapshot.insert(tenantId, tables);
-        } catch (err) {
-          if (!(err instanceof SnapshotRowError)) throw err;
-          const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');
-          const reason = err.column ? 'is already taken on this server (by another tenant, or twice in this snapshot)' : `is refused: ${err.message}`;
-          throw badRequest('invalid_snapshot', `${path}: ${reason}`);
+    async restore(tenantId: string, bytes: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, root: 'body' | 'file' = 'body'): Promise<RestoredRows> {
+      const spooled = await readSnapshot(bytes, root);
+      try {
+        const current = upgradeSnapshot(spooled.head);
+        const checks = createSnapshotChecks(current.tenant.clock);
+        let turned = performance.now();
+        for (const table of TABLES) {
+          let index = 0;
+          for (const row of spooled.rows(table)) {
+            checks.row(table, index++, row as never);
+            if ((index & 0xff) === 0 && performance.now() - turned > SLICE_MS) {
+              await setImmediate();
+              turned = performance.now();
+            }
+          }
         }
-        return Object.fromEntries(Object.entries(tables).map(([table, rows]) => [table, rows.length])) as RestoredRows;
-      });
+        checks.finish();
+        const fork = snapshotFork(current.tenant, tenantId);
+        const rowsOf = function* (table: SnapshotTable) {
+          for (const row of spooled.rows(table)) yield fork ? fork.row(table, row) : row;
+        };
+        const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotRow>>;
+        return units.atNow(tenantId, (unit) => {
+          store.reset.deleteTenantData(tenantId);
+          const { clock: saved } = current.tenant;
+          unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
+          store.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
+          try {
+            return store.snapshot.insert(tenantId, tables);
+          } catch (err) {
+            if (!(err instanceof SnapshotRowError)) throw err;
+            const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');
+            const reason = err.column ? 'is already taken on this server (by another tenant, or twice in this snapshot)' : `is refused: ${err.message}`;
+            throw badRequest('invalid_snapshot', `${path}: ${reason}`);
+          }
+        });
+      } finally {
+        spooled.remove();
+      }
     },
 
-    /** `--restore FILE`: the file checked as PUT /_mock/snapshot checks its body, then restored. */
-    restoreFile(tenantId: string, path: string): RestoredRows {
+    /** `--restore FILE`: a regular file within --max-snapshot-bytes, read and restored as PUT /_mock/snapshot reads its body. */
+    async restoreFile(tenantId: string, path: string): Promise<RestoredRows> {
       const fail = (message: string) => new SnapshotFileError(message);
-      const parsed = Snapshot.safeParse(readJsonFile(path, fail, { maxBytes: deps.config.maxSnapshotBytes, setting: '--max-snapshot-bytes' }));
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw fail(`${path}: ${['file', ...issue.path].join('.')}: ${issue.message}`);
-      }
+      const limit = { maxBytes: deps.config.maxSnapshotBytes, setting: '--max-snapshot-bytes' };
       try {
-        return this.restore(tenantId, parsed.data);
+        return await this.restore(tenantId, regularFileBlocks(path, limit, fail), 'file');
       } catch (err) {
         throw err instanceof DomainError ? fail(`${path}: ${err.message.replace(/^body\./, 'file.')}`) : err;
       }

@@ -1,0 +1,296 @@
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Tokenizer, TokenizerError, TokenType } from '@streamparser/json';
+import { z } from 'zod';
+import { MAX_ROWS, Snapshot, snapshotRow, SnapshotTenant, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import type { SnapshotRow, SnapshotTable } from '../../../store/snapshot.js';
+import { badRequest } from '../errors.js';
+import { describeValidation } from '../validation.js';
+
+/*
+ * A snapshot read as its bytes arrive (docs/snapshots.md, Size): rows are validated one at a time
+ * against their table's row schema and written to a file per table, so the process holds about
+ * one row whatever the document's size; the rest of the document (its head) is a few fields,
+ * checked once the body has ended, since JSON's key order is free.
+ */
+
+/** How many bytes of spooled rows a table's buffer gathers before one write, and one read takes. */
+const SPOOL_BYTES = 1 << 16;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
+
+const TABLES = new Set(Object.keys(SnapshotTenant.shape.tables.shape));
+const ROOT_KEYS = new Set(Object.keys(Snapshot.shape));
+const TENANT_KEYS = new Set(Object.keys(SnapshotTenant.shape));
+
+type Chunks = Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+type Primitive = string | number | boolean | null;
+type Head = Record<string, unknown>;
+
+/**
+ * What an open container of the document is: the root, the tenant, its tables, one table's array,
+ * or a flat object (a row, the clock) whose values are all primitives.
+ */
+type Frame =
+  | { kind: 'root' | 'tenant' | 'tables'; path: string; value: Head; keys: Set<string>; key?: string; members: number }
+  | { kind: 'table'; path: string; table: SnapshotTable; index: number }
+  | { kind: 'flat'; path: string; value: Head; key?: string; members: number; close(value: Head): void };
+
+/** A document whose rows are spooled to files, its head checked: what a restore reads back. */
+export interface SpooledSnapshot {
+  head: SnapshotDocument;
+  /** Each row of the table in document order, read back from its file one at a time. */
+  rows(table: SnapshotTable): Generator<SnapshotRow>;
+  /** Removes the files; call it once, whatever became of the restore. */
+  remove(): void;
+}
+
+
+/** The zod issues of a value at `path`, as a route's validation answers them. */
+function refusal(path: string, issues: z.core.$ZodIssue[]) {
+  const items = issues.map((issue) => ({
+    keyword: issue.code,
+    instancePath: `/${issue.path.join('/')}`,
+    message: issue.message,
+    params: issue as { keys?: string[] },
+  }));
+  return badRequest('invalid_snapshot', describeValidation(path, items).message);
+}
+
+const received = (token: TokenType) => (token === TokenType.LEFT_BRACKET ? 'array' : 'object');
+
+/** Each table's rows as lines of JSON in a file of its own, written in blocks. */
+function createSpools() {
+  const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-snapshot-'));
+  const files = new Map<SnapshotTable, { fd: number; pending: string[]; bytes: number }>();
+  const flush = (file: { fd: number; pending: string[]; bytes: number }) => {
+    if (file.pending.length) writeSync(file.fd, file.pending.join(''));
+    file.pending = [];
+    file.bytes = 0;
+  };
+  return {
+    write(table: SnapshotTable, row: unknown): void {
+      let file = files.get(table);
+      if (!file) files.set(table, (file = { fd: openSync(join(dir, table), 'w'), pending: [], bytes: 0 }));
+      const line = `${JSON.stringify(row)}\n`;
+      file.pending.push(line);
+      file.bytes += line.length;
+      if (file.bytes >= SPOOL_BYTES) flush(file);
+    },
+    finish(): void {
+      for (const file of files.values()) {
+        flush(file);
+        closeSync(file.fd);
+      }
+      files.clear();
+    },
+    *rows(table: SnapshotTable): Generator<SnapshotRow> {
+      let fd: number;
+      try {
+        fd = openSync(join(dir, table), 'r');
+      } catch {
+        return; // no row of the table
+      }
+      try {
+        let rest = Buffer.alloc(0);
+        const block = Buffer.allocUnsafe(SPOOL_BYTES);
+        for (let read = readSync(fd, block); read > 0; read = readSync(fd, block)) {
+          // A line break is never part of a multi-byte character, so lines are cut as bytes.
+          let data = Buffer.concat([rest, block.subarray(0, read)]);
+          for (let end = data.indexOf(0x0a); end >= 0; end = data.indexOf(0x0a)) {
+            yield JSON.parse(data.toString('utf8', 0, end)) as SnapshotRow;
+            data = data.subarray(end + 1);
+          }
+          rest = Buffer.from(data);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    },
+    remove(): void {
+      for (const file of files.values()) closeSync(file.fd);
+      files.clear();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Reads a snapshot from its bytes: the JSON tokens (@streamparser/json's tokenizer) walked
+ * against the document's shape, each row validated and spooled as it completes, the head kept.
+ * Throws the refusal of the first problem (`invalid_json`, `invalid_snapshot` with the path of
+ * the row, as the whole-document parse words it), leaving no file behind, as does a stream that
+ * fails (a client gone). The byte limit is the caller's: `chunks` ends or throws at it.
+ */
+export async function readSnapshot(chunks: Chunks, root: 'body' | 'file'): Promise<SpooledSnapshot> {
+  const spools = createSpools();
+  try {
+    const head = await walk(chunks, spools, root);
+    spools.finish();
+    return { head, rows: (table) => spools.rows(table), remove: () => spools.remove() };
+  } catch (err) {
+    spools.remove();
+    throw err;
+  }
+}
+
+async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, root: 'body' | 'file'): Promise<SnapshotDocument> {
+  const invalidJson = (why: string) => badRequest('invalid_json', `${root === 'body' ? 'request body is ' : ''}not valid JSON: ${why}`);
+  let doc: unknown;
+  let started = false;
+  let ended = false;
+  const stack: Frame[] = [];
+
+  const row = (table: SnapshotTable, path: string) => (value: Head) => {
+    const parsed = snapshotRow(table).safeParse(value);
+    if (!parsed.success) throw refusal(path, parsed.error.issues);
+    spools.write(table, parsed.data);
+  };
+
+  /** A value that starts at the top frame's current key (or index): a container opens a frame. */
+  const begin = (token: TokenType, value: Primitive) => {
+    const top = stack.at(-1);
+    const container = token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET;
+    if (!top) {
+      started = true;
+      if (!container) {
+        doc = value;
+        ended = true;
+      } else if (token === TokenType.LEFT_BRACE) {
+        const head: Head = {};
+        doc = head;
+        stack.push({ kind: 'root', path: root, value: head, keys: new Set(), members: 0 });
+      } else {
+        throw wrongKind(root, 'object', token);
+      }
+      return;
+    }
+    if (top.kind === 'table') {
+      const index = top.index++;
+      const path = `${top.path}.${index}`;
+      const max = MAX_ROWS[top.table as keyof typeof MAX_ROWS] as number | undefined;
+      if (max !== undefined && index >= max) {
+        throw refusal(top.path, z.array(z.unknown()).max(max).safeParse(new Array(max + 1).fill(null)).error!.issues);
+      }
+      if (token === TokenType.LEFT_BRACE) stack.push({ kind: 'flat', path, value: {}, members: 0, close: row(top.table, path) });
+      else if (token === TokenType.LEFT_BRACKET) throw wrongKind(path, 'object', token);
+      else row(top.table, path)(value as unknown as Head);
+      return;
+    }
+    const key = top.key!;
+    const path = `${top.path}.${key}`;
+    if (!container) {
+      top.value[key] = value;
+      if (top.kind === 'root' && (key === 'format' || key === 'version')) {
+        // Checked at once: a document of another format or a newer version would otherwise be
+        // refused for its first row this server does not know.
+        const parsed = Snapshot.shape[key].safeParse(value);
+        if (!parsed.success) throw refusal(path, parsed.error.issues);
+      }
+      return;
+    }
+    const expected = top.kind === 'root' ? (key === 'tenant' ? 'object' : undefined)
+      : top.kind === 'tenant' ? (key === 'tables' || key === 'clock' ? 'object' : undefined)
+        : top.kind === 'tables' ? 'array' : undefined;
+    if (expected === undefined || expected !== received(token)) throw wrongKind(path, expected, token);
+    if (top.kind === 'tables') {
+      top.value[key] = [];
+      stack.push({ kind: 'table', path, table: key as SnapshotTable, index: 0 });
+    } else if (top.kind === 'tenant' && key === 'clock') {
+      stack.push({ kind: 'flat', path, value: {}, members: 0, close: (clock) => { top.value.clock = clock; } });
+    } else {
+      const value: Head = {};
+      top.value[key] = value;
+      stack.push({ kind: top.kind === 'root' ? 'tenant' : 'tables', path, value, keys: new Set(), members: 0 });
+    }
+  };
+
+  /** An object's key: unknown ones are refused before their value is read, whatever its size. */
+  const keyOf = (top: Extract<Frame, { value: Head }>, key: string) => {
+    const path = `${top.path}.${key}`;
+    if (FORBIDDEN_KEYS.has(key)) throw badRequest('invalid_json', `key "${key}" is not allowed (at ${path})`);
+    if (Object.hasOwn(top.value, key) || (top.kind !== 'flat' && top.keys.has(key))) throw badRequest('invalid_json', `duplicate key at ${path}`);
+    const known = top.kind === 'root' ? ROOT_KEYS : top.kind === 'tenant' ? TENANT_KEYS : top.kind === 'tables' ? TABLES : undefined;
+    if (known && !known.has(key)) throw badRequest('invalid_snapshot', `${path}: unknown field`);
+    if (top.kind !== 'flat') top.keys.add(key);
+    top.key = key;
+    top.members++;
+  };
+
+  // Where the walk is in the container on top: before a key, before its colon, before a value, after one.
+  let state: 'value' | 'key' | 'colon' | 'next' = 'value';
+  const close = () => {
+    const frame = stack.pop()!;
+    if (frame.kind === 'flat') frame.close(frame.value);
+    if (stack.length === 0) ended = true;
+    state = 'next';
+  };
+  const onToken = (token: TokenType, value: Primitive) => {
+    if (ended) throw invalidJson(`unexpected ${JSON.stringify(value) ?? TokenType[token]} after the document`);
+    const top = stack.at(-1);
+    switch (state) {
+      case 'value':
+        if (token === TokenType.RIGHT_BRACKET && top?.kind === 'table' && top.index === 0) return close();
+        if (token === TokenType.COLON || token === TokenType.COMMA || token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) break;
+        if (top?.kind === 'flat' && (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET)) {
+          throw wrongKind(`${top.path}.${top.key}`, undefined, token);
+        }
+        if (top?.kind === 'flat') {
+          top.value[top.key!] = value;
+          state = 'next';
+          return;
+        }
+        begin(token, value);
+        state = token === TokenType.LEFT_BRACE ? 'key' : token === TokenType.LEFT_BRACKET ? 'value' : 'next';
+        return;
+      case 'key':
+        if (top && top.kind !== 'table') {
+          if (token === TokenType.RIGHT_BRACE && top.members === 0) return close();
+          if (token === TokenType.STRING) {
+            keyOf(top, value as string);
+            state = 'colon';
+            return;
+          }
+        }
+        break;
+      case 'colon':
+        if (token === TokenType.COLON) {
+          state = 'value';
+          return;
+        }
+        break;
+      case 'next':
+        if (!top) break;
+        if (token === TokenType.COMMA) {
+          state = top.kind === 'table' ? 'value' : 'key';
+          return;
+        }
+        if (token === (top.kind === 'table' ? TokenType.RIGHT_BRACKET : TokenType.RIGHT_BRACE)) return close();
+        break;
+    }
+    throw invalidJson(`unexpected ${JSON.stringify(value) ?? TokenType[token]}`);
+  };
+
+  const tokenizer = new Tokenizer();
+  tokenizer.onToken = ({ token, value }) => onToken(token, value as Primitive);
+  const fed = (write: () => void) => {
+    try {
+      write();
+    } catch (err) {
+      throw err instanceof TokenizerError ? invalidJson((err as Error).message) : err;
+    }
+  };
+  for await (const chunk of chunks) fed(() => tokenizer.write(chunk));
+  fed(() => tokenizer.end());
+  if (started && !ended) throw invalidJson('it ends before the document does');
+
+  // The head, its tables empty (their rows were each checked), against the whole document's schema.
+  const parsed = Snapshot.safeParse(doc);
+  if (!parsed.success) throw refusal(root, parsed.error.issues);
+  return parsed.data;
+}
+
+function wrongKind(path: string, expected: 'object' | 'array' | undefined, token: TokenType) {
+  const message = `Invalid input: expected ${expected ?? 'a string, number, boolean or null'}, received ${received(token)}`;
+  return badRequest('invalid_snapshot', `${path}: ${message}`);
+}

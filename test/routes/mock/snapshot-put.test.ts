@@ -1,0 +1,105 @@
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { dirname, join } from 'node:path';
+import t from 'tap';
+import { advance, launchRun, legCounting } from '../../helpers/rl.js';
+import { startServer, tempDbPath, type Teardown, type TestServer } from '../../helpers/server.js';
+
+const SETTINGS = { clock: 'manual' } as const;
+
+/** The restore's spools go to TMPDIR: a folder of this test's own, so what is left in it is this server's. */
+function ownTmp(t: Teardown): () => string[] {
+  const dir = mkdtempSync(join(dirname(tempDbPath(t)), 'tmp-'));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  });
+  return () => readdirSync(dir).filter((name) => name.startsWith('nodus-mock-snapshot-'));
+}
+
+async function tenantWithRuns(s: TestServer) {
+  await launchRun(s, legCounting({ evaluation_tasks: 6, seed: 5 }));
+  await advance(s, 90);
+  return (await s.call('GET', '/_mock/snapshot')).text;
+}
+
+const put = (s: TestServer, raw: string) => s.call('PUT', '/_mock/snapshot', { raw, headers: { 'content-type': 'application/json' } });
+const unchanged = async (s: TestServer, before: string) => (await s.call('GET', '/_mock/snapshot')).text.replace(/"created_at":"[^"]*"/, '') === before.replace(/"created_at":"[^"]*"/, '');
+
+t.test('a document whose head comes after its tables restores', async (t) => {
+  const s = await startServer(t, SETTINGS);
+  const text = await tenantWithRuns(s);
+  const doc = JSON.parse(text);
+  const { clock, id, cursor_key: cursorKey, tables } = doc.tenant;
+  const reordered = JSON.stringify({ tenant: { tables, cursor_key: cursorKey, id, clock }, mock_version: doc.mock_version, created_at: doc.created_at, version: doc.version, format: doc.format });
+  await launchRun(s, legCounting({ seed: 9 }), 'after-the-snapshot');
+  const res = await put(s, reordered);
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  t.ok(await unchanged(s, text), 'the tenant is the document again');
+});
+
+t.test('a body cut mid-row, or a refused row, is refused, changes nothing and leaves no spool', async (t) => {
+  const left = ownTmp(t);
+  const s = await startServer(t, SETTINGS);
+  const text = await tenantWithRuns(s);
+  const row = text.indexOf('{', text.indexOf('"workload_events":[')) + 40;
+  const cut = await put(s, text.slice(0, row));
+  t.equal(cut.status, 400);
+  t.equal(cut.body.error, 'invalid_json');
+  t.match(cut.body.message, /^request body is not valid JSON/);
+  const doc = JSON.parse(text);
+  doc.tenant.tables.workload_events[3].seq = 'three';
+  const bad = await put(s, JSON.stringify(doc));
+  t.equal(bad.body.error, 'invalid_snapshot');
+  t.match(bad.body.message, /^body\.tenant\.tables\.workload_events\.3\.seq: /);
+  const unknown = await put(s, text.replace('"tables":{', '"tables":{"nope":[{"x":1}],'));
+  t.match(unknown.body.message, /^body\.tenant\.tables\.nope: unknown field/);
+  t.ok(await unchanged(s, text), 'the tenant is as it was');
+  t.same(left(), [], 'no spool left');
+});
+
+t.test('--max-snapshot-bytes counts the bytes as they stream: a chunked body one byte over it is refused', async (t) => {
+  const left = ownTmp(t);
+  const source = await startServer(t, SETTINGS);
+  const text = await tenantWithRuns(source);
+  const bytes = Buffer.byteLength(text);
+  for (const [limit, status] of [[bytes, 200], [bytes - 1, 413]] as const) {
+    const s = await startServer(t, { ...SETTINGS, maxSnapshotBytes: limit });
+    const { status: got, body } = await chunked(s, source.key, [Buffer.from(text)]);
+    t.equal(got, status, `a ${bytes}-byte document under a limit of ${limit}`);
+    if (status === 413) t.equal(JSON.parse(body).error, 'payload_too_large');
+  }
+  t.same(left(), [], 'no spool left');
+});
+
+/** A PUT of the parts as a chunked body (no Content-Length), under `key`. */
+function chunked(s: TestServer, key: string, parts: Buffer[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${s.url}/_mock/snapshot`, { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    for (const part of parts) req.write(part);
+    req.end();
+  });
+}
+
+t.test('a client that goes away mid-upload leaves no spool and the tenant as it was', async (t) => {
+  const left = ownTmp(t);
+  const s = await startServer(t, SETTINGS);
+  const text = await tenantWithRuns(s);
+  const half = Buffer.from(text).subarray(0, Math.floor(text.length / 2));
+  const req = request(`${s.url}/_mock/snapshot`, { method: 'PUT', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } });
+  req.on('error', () => undefined);
+  req.write(half);
+  // The server has the first rows once their spool exists; then the client is gone.
+  while (left().length === 0) await new Promise((resolve) => setImmediate(resolve));
+  req.destroy();
+  while (left().length > 0) await new Promise((resolve) => setImmediate(resolve));
+  t.pass('the spool is removed');
+  t.ok(await unchanged(s, text), 'the tenant is as it was');
+});
