@@ -11,9 +11,11 @@
  * them against the schemas instead (test/contract/node-api-types.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { buildApp } from './server/app.js';
 import { OPTIONS, resolveCli } from './server/config.js';
@@ -71,7 +73,7 @@ export interface MockServerOptions {
   uploadMemoryBytes?: number;
   /** Bytes one tenant's uploads in progress may hold in memory together (default 128 MiB). */
   uploadMemoryBytesPerTenant?: number;
-  /** The largest snapshot `restore()` and `restore` take (default 512 MiB less 24 bytes). */
+  /** The largest snapshot `restore()` and `restore` take (default 4 GiB). */
   maxSnapshotBytes?: number;
   /** A snapshot file (`snapshot()`, GET /_mock/snapshot) restored into `apiKey`'s tenant at start. */
   restore?: string;
@@ -276,6 +278,7 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
   const url = `http://${hostname}:${address.port}`;
   const apiKey = restoreKey ?? (config.keys ? config.keys[0].key : `nk_test_${randomBytes(12).toString('hex')}`);
 
+  /** A call of the control API; a Readable `body` is sent as it streams (a snapshot file is too large to hold). */
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(url + path, {
       method,
@@ -283,7 +286,8 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
         authorization: `Bearer ${apiKey}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : body instanceof Readable ? (Readable.toWeb(body) as ReadableStream) : JSON.stringify(body),
+      duplex: 'half',
     });
     const text = await res.text();
     const parsed = text === '' ? undefined : JSON.parse(text);
@@ -295,7 +299,8 @@ async function serve(options: MockServerOptions, afterClose: () => void): Promis
 
   if (restore !== undefined && restoreKey === undefined) {
     try {
-      await control('PUT', '/_mock/snapshot', JSON.parse(readFileSync(restore, 'utf8')));
+      // Opened first, so a file that cannot be read rejects with its own error, not fetch's.
+      await control('PUT', '/_mock/snapshot', (await open(restore)).createReadStream());
     } catch (err) {
       await app.close();
       throw err;

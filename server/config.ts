@@ -151,11 +151,12 @@ export const OPTIONS = {
     schema: z.coerce.number().int().positive().max(2 ** 50),
   },
   maxSnapshotBytes: {
-    flag: 'max-snapshot-bytes', env: 'NODUS_MOCK_MAX_SNAPSHOT_BYTES', default: '536870888',
-    help: 'largest snapshot PUT /_mock/snapshot and --restore take (default 512 MiB less 24 bytes, the longest string Node holds); a larger body answers 413',
-    // The document is parsed whole, and held as one string first: the bound stays inside a V8 string.
-    // The default is that bound: 256 MiB refused the export of a tenant of 1,000 training runs (330 MB).
-    schema: z.coerce.number().int().positive().max(2 ** 29 - 24),
+    flag: 'max-snapshot-bytes', env: 'NODUS_MOCK_MAX_SNAPSHOT_BYTES', default: '4294967296',
+    help: 'largest snapshot PUT /_mock/snapshot and --restore take (default 4 GiB); a larger body answers 413',
+    // The document streams through, its rows spooled to temporary files, so no bound of memory
+    // applies; the default is far above any tenant a test makes (1,000 training runs are 330 MB)
+    // and stays a bound on the temporary disk a client can fill.
+    schema: z.coerce.number().int().positive().max(2 ** 50),
   },
   webhookHosts: {
     flag: 'webhook-hosts', env: 'NODUS_MOCK_WEBHOOK_HOSTS', default: 'loopback,host.docker.internal',

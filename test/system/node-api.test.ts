@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import type * as NodeApi from '../../index.js';
@@ -116,6 +116,26 @@ t.test('a given database is kept and reopened; strict keys make apiKey the first
   const second = await startMockServer({ db, keys, clock: 'manual' });
   t.teardown(() => second.close());
   t.equal((await get(`${second.url}/_mock/clock`, second.apiKey)).body.now, now, 'state survived');
+});
+
+t.test('restore: FILE sends the file as it streams into apiKey\'s tenant, a fork of the snapshot\'s', async (t) => {
+  const source = await startMockServer({ clock: 'manual' });
+  t.teardown(() => source.close());
+  await source.fault({ path: '/v1/never', action: { type: 'reset' } });
+  await source.advance(600);
+  const file = join(mkdtempSync(join(tmpdir(), 'nodus-mock-api-test-')), 'snapshot.json');
+  t.teardown(() => rmSync(dirname(file), { recursive: true, force: true }));
+  writeFileSync(file, JSON.stringify(await source.snapshot()));
+
+  const restored = await startMockServer({ restore: file });
+  t.teardown(() => restored.close());
+  const clock = await get(`${restored.url}/_mock/clock`, restored.apiKey);
+  t.equal(clock.body.now, (await get(`${source.url}/_mock/clock`, source.apiKey)).body.now, 'the snapshot\'s clock');
+  const faults = (await get(`${restored.url}/_mock/faults`, restored.apiKey)).body.faults;
+  t.match(faults, [{ path: '/v1/never' }], 'and its fault rule');
+  t.not(faults[0].id, (await get(`${source.url}/_mock/faults`, source.apiKey)).body.faults[0].id, 'under an id of the new tenant');
+  const missing = await startMockServer({ restore: join(dirname(file), 'missing.json') }).catch((e: unknown) => e);
+  t.match(missing, { code: 'ENOENT' }, 'a missing file rejects the start');
 });
 
 t.test('invalid options reject like the CLI and leave nothing behind', async (t) => {
