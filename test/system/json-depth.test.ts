@@ -34,6 +34,12 @@ t.test('every route that takes a JSON body answers 400 invalid_json for one nest
       const path = template.replace(/\{[^}]+\}/g, 'x');
       const res = await s.call(method.toUpperCase(), path, { raw: DEEP, headers: { 'content-type': 'application/json', 'idempotency-key': `deep-${routes}` } });
       t.equal(res.status, 400, `${method} ${template}`);
+      if (template === '/_mock/snapshot') {
+        // The snapshot streams against the document's shape, which nests a few levels: a key or a
+        // container it does not have is refused before anything inside it is read.
+        t.match(res.body, { error: 'invalid_snapshot', message: 'body.a: unknown field' }, `${method} ${template}`);
+        continue;
+      }
       // The secrets routes answer the contract's other envelope, whose code is `code`.
       t.equal(res.body.error ?? res.body.code, 'invalid_json', `${method} ${template}: ${res.text.slice(0, 200)}`);
       t.match(res.body.message, /nested deeper than 64 levels/, 'the message names the limit');
