@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import { z } from 'zod';
 import { AssetFiles } from '../../../openapi/mock-assets.js';
 import { ConnectionExport } from '../../../openapi/assets.js';
@@ -195,6 +196,8 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
     });
   };
 
+  const assetFacts = new Map<string, { at: At; sha256: string; bytes: number }>();
+  const assetContents = new Map<string, { parts: number; bytes: number; hash: Hash }>();
   const rlEvents = new Map<string, Counted>();
   const logAttempts = new Map<string, Counted & { index?: number; at?: At; firstLine: At }>();
   const workloadCounters: (() => void)[] = [];
@@ -252,6 +255,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       if ((a.kind === 'connection_query') !== (a.export !== null)) at.refuse('export', 'is kept exactly for a connection_query import');
       if (a.export !== null) json(at, 'export', a.export, ExportSettings);
       assets.add(a.id);
+      assetFacts.set(a.id, { at, sha256: a.sha256, bytes: a.bytes });
     },
     idempotency_keys(at, k, index) {
       unique(at, 'idempotency_keys', 'key', index, k.scope, k.key);
@@ -403,6 +407,15 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       unique(at, 'asset_contents', 'part', index, c.asset_id, c.part);
       within(at, 'part', c.part, 0, MAX_SEQ);
       parent(at, 'asset_id', 'assets', 'id', c.asset_id, () => (assets.has(c.asset_id) ? true : undefined));
+      // The parts are the asset's bytes in order, as an upload stores them: what a read of the
+      // contents serves under the asset's sha256 and size.
+      let contents = assetContents.get(c.asset_id);
+      if (!contents) assetContents.set(c.asset_id, (contents = { parts: 0, bytes: 0, hash: createHash('sha256') }));
+      if (c.part !== contents.parts) at.refuse('part', `${c.part} is not the asset's next part (${contents.parts})`);
+      const data = Buffer.from(c.data, 'base64');
+      contents.parts += 1;
+      contents.bytes += data.length;
+      contents.hash.update(data);
     },
     webhook_deliveries(at, d, index) {
       serverKey(at, 'webhook_deliveries', 'seq', index, d.seq);
@@ -481,6 +494,11 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
     },
     finish() {
       for (const check of waiting) check();
+      for (const [id, contents] of assetContents) {
+        const asset = assetFacts.get(id)!;
+        if (contents.bytes !== asset.bytes) asset.at.refuse('bytes', `is ${asset.bytes}, but its contents are ${contents.bytes} bytes`);
+        if (contents.hash.digest('hex') !== asset.sha256) asset.at.refuse('sha256', 'is not the SHA-256 of its contents');
+      }
       for (const check of workloadCounters) check();
       for (const check of attemptCounters) check();
       for (const [, a] of logAttempts) {

@@ -222,6 +222,8 @@ t.test('the attacks of issue 33 are refused with the path of the field, and chan
   const run = await launchRun(s, legCounting({ seed: 5 }));
   await advance(s, 600);
   await ok(s, 'POST', '/_mock/faults', { path: '/v1/me', action: { type: 'error', status: 503, error: 'unavailable' } });
+  const upload = await s.call('POST', '/v1/assets/upload?name=data.txt', { raw: 'the upload', headers: { 'content-type': 'application/octet-stream' } });
+  t.equal(upload.status, 201);
   const base = (await s.call('GET', '/_mock/snapshot')).body as Doc;
   const other = freshKey();
   await launchRun(s, legCounting({ seed: 6 }), 'other-run', other);
@@ -246,6 +248,9 @@ t.test('the attacks of issue 33 are refused with the path of the field, and chan
     ['an unknown workload status', change((d) => { d.tenant.tables.workloads[0].status = 'exploded'; }), /^body\.tenant\.tables\.workloads\.0\.status: "exploded" is not a workload status/],
     ['an event before its workload', change((d) => { d.tenant.tables.rl_events[0].received_at_ms = (d.tenant.tables.workloads[0].created_at_ms as number) - 1; }),
       /^body\.tenant\.tables\.rl_events\.0\.received_at_ms: \d+ is before its workload was created/],
+    ['asset contents that are not its bytes', change((d) => { d.tenant.tables.asset_contents[0].data = Buffer.from('not the upload').toString('base64'); }),
+      /^body\.tenant\.tables\.assets\.0\.(bytes|sha256): /],
+    ['asset parts out of order', change((d) => { d.tenant.tables.asset_contents[0].part = 1; }), /^body\.tenant\.tables\.asset_contents\.0\.part: 1 is not the asset's next part \(0\)$/],
     ['truncation without dropped events', change((d) => { Object.assign(d.tenant.tables.workloads[0], { dropped_events: 0, truncated: 1 }); }),
       /^body\.tenant\.tables\.workloads\.0\.truncated: is 1 with 0 dropped events/],
   ];
