@@ -51,9 +51,9 @@ export function createWorkloadRuntimeStore(db: Db) {
     `SELECT seq, event_id AS eventId, event_type AS eventType, payload, created_at_ms AS createdAtMs
      FROM workload_events WHERE workload_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
   );
-  const addLog = db.prepare(
-    `INSERT INTO workload_logs (seq, workload_id, stage_id, generation, at_ms, line) VALUES (${next('workload_logs')}, ?, ?, ?, ?, ?)`,
-  );
+  const addLog = db.prepare('INSERT INTO workload_logs (seq, workload_id, stage_id, generation, at_ms, line) VALUES (?, ?, ?, ?, ?, ?)');
+  // Lines come in batches: the workload's last seq is read once per batch, not once per line.
+  const lastLog = db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM workload_logs WHERE workload_id = ?').pluck();
   const logs = db.prepare<[string, number, number], LogRow>(
     `SELECT seq, stage_id AS stageId, generation, at_ms AS atMs, line
      FROM workload_logs WHERE workload_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -97,6 +97,7 @@ export function createWorkloadRuntimeStore(db: Db) {
      */
     appendLogs(workloadId: string, lines: readonly LogInput[], maxBytesPerAttempt: number): void {
       const attempts = new Map<string, { stageId: string; generation: number; bytes: number; truncated: boolean }>();
+      let seq: number | undefined;
       for (const l of lines) {
         const key = `${l.generation}\n${l.stageId}`;
         let a = attempts.get(key);
@@ -111,7 +112,8 @@ export function createWorkloadRuntimeStore(db: Db) {
           a.truncated = true;
           continue;
         }
-        addLog.run(workloadId, workloadId, l.stageId, l.generation, l.atMs, l.line);
+        seq = (seq ?? lastLog.get(workloadId)!) + 1;
+        addLog.run(seq, workloadId, l.stageId, l.generation, l.atMs, l.line);
         a.bytes += bytes;
       }
       for (const a of attempts.values()) saveAttempt.run(workloadId, a.stageId, a.generation, a.bytes, a.truncated ? 1 : 0);
