@@ -150,7 +150,10 @@ t.test('a 5,000-workload tenant exports while another tenant\'s reads are answer
     let bytes = 0;
     for await (const chunk of res.body!) bytes += chunk.length;
     const grown = peak() - before;
-    t.ok(grown < 24 * 2 ** 20, `a ${(bytes / 2 ** 20).toFixed(1)} MiB document grew the process by ${(grown / 2 ** 20).toFixed(1)} MiB at its peak`);
+    // A copy of the document would be its 59 MiB at least. Below that, the bound leaves room for
+    // the heap V8 lets grow between collections, which differs by version: 8 MiB was measured on
+    // Node 20, 25-29 MiB on Node 24, for the same rows.
+    t.ok(grown < 48 * 2 ** 20, `a ${(bytes / 2 ** 20).toFixed(1)} MiB document grew the process by ${(grown / 2 ** 20).toFixed(1)} MiB at its peak`);
   }
 
   // Under the same key, so the same tenant: the ids stay (a fork would change them). Sent from a
