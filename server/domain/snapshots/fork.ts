@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import type { CurrentSnapshot } from '../../../openapi/snapshot.js';
 import type { SnapshotRow } from '../../../store/snapshot.js';
 import { DERIVED_IDS } from '../workloads/derived-ids.js';
 import { BASE62 } from '../workloads/rows.js';
@@ -134,13 +133,4 @@ export function snapshotFork(tenant: { id: string | null; cursor_key: string | n
       return copy;
     },
   };
-}
-
-/** The whole document as a restore into `targetTenantId` inserts it (snapshotFork). */
-export function forkSnapshot(doc: CurrentSnapshot, targetTenantId: string): CurrentSnapshot {
-  const fork = snapshotFork(doc.tenant, targetTenantId);
-  if (!fork) return doc;
-  const tables = Object.fromEntries(Object.entries(doc.tenant.tables)
-    .map(([table, rows]) => [table, (rows as SnapshotRow[]).map((row) => fork.row(table, row))])) as CurrentSnapshot['tenant']['tables'];
-  return { ...doc, tenant: { ...doc.tenant, id: fork.tenantId, cursor_key: fork.cursorKey, tables } };
 }

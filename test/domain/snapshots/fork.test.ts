@@ -1,7 +1,17 @@
 import t from 'tap';
 import type { CurrentSnapshot } from '../../../openapi/snapshot.js';
-import { forkSnapshot } from '../../../server/domain/snapshots/fork.js';
+import { snapshotFork } from '../../../server/domain/snapshots/fork.js';
 import { DERIVED_IDS } from '../../../server/domain/workloads/derived-ids.js';
+import type { SnapshotRow } from '../../../store/snapshot.js';
+
+/** The whole document as a restore into `targetTenantId` inserts it, row by row through the fork. */
+function forkSnapshot(doc: CurrentSnapshot, targetTenantId: string): CurrentSnapshot {
+  const fork = snapshotFork(doc.tenant, targetTenantId);
+  if (!fork) return doc;
+  const tables = Object.fromEntries(Object.entries(doc.tenant.tables)
+    .map(([table, rows]) => [table, (rows as SnapshotRow[]).map((row) => fork.row(table, row))])) as CurrentSnapshot['tenant']['tables'];
+  return { ...doc, tenant: { ...doc.tenant, id: fork.tenantId, cursor_key: fork.cursorKey, tables } };
+}
 
 const SOURCE = 'tn_0123456789abcdef0123';
 const [WL1, WL2] = ['wl_0VcjAAAA000000000001', 'wl_0VcjAAAA000000000002'];
