@@ -10,9 +10,12 @@ import { dateTime } from './primitives.js';
 export const SNAPSHOT_FORMAT = 'nodus-mock.snapshot';
 /**
  * The newest version this server writes and reads; every older one stays readable
- * (`upgradeSnapshot`). 2 added `tenant.id`.
+ * (`upgradeSnapshot`). 2 added `tenant.id`; 3 the workload rules and their bindings.
  */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
+
+/** Tables a version added, by the version: an older document has none of their rows. */
+const ADDED_TABLES = { 3: ['workload_rules', 'workload_rule_bindings'] } as const;
 
 const int = z.number().int();
 const real = z.number();
@@ -26,6 +29,14 @@ const rows = <T extends z.ZodRawShape>(shape: T, max?: number) => {
 
 /** Tables of at most one row: a tenant has one budget, one set of levers, one scenario, one webhook. */
 export const MAX_ROWS = { budgets: 1, tenant_levers: 1, scenario_applied: 1, webhooks: 1 } as const;
+
+const workloadRules = rows({
+  seq: int, id: text, match: text, at: text, action: text, source: z.enum(['api', 'scenario']), matched: int, created_at_ms: int,
+});
+const workloadRuleBindings = rows({
+  workload_id: text, rule_id: text, position: int, at: text, action: text, reads: int,
+  state: z.enum(['pending', 'applied', 'skipped']), settled_at_ms: maybe(int), note: maybe(text),
+});
 
 const tables = z.strictObject({
   workloads: rows({
@@ -81,6 +92,9 @@ const tables = z.strictObject({
     created_by: text,
   }),
   workload_connections: rows({ workload_id: text, connection_id: text }),
+  // Optional in the shape only so that one schema reads every version (ADDED_TABLES).
+  workload_rules: workloadRules.optional(),
+  workload_rule_bindings: workloadRuleBindings.optional(),
   webhook_attempts: rows({
     delivery_seq: int, attempt: int, url: text, wall_ms: int, at_ms: int, status_code: maybe(int), error: maybe(text),
     latency_ms: real, next_retry_at_ms: maybe(int), fault_id: maybe(text),
@@ -89,7 +103,8 @@ const tables = z.strictObject({
 
 type TableName = keyof typeof tables.shape;
 /** One row of a table, as a restore reading the document row by row validates it. */
-export const snapshotRow = <T extends TableName>(table: T) => tables.shape[table].element;
+const tableRows = { ...tables.shape, workload_rules: workloadRules, workload_rule_bindings: workloadRuleBindings };
+export const snapshotRow = <T extends TableName>(table: T) => tableRows[table].element;
 
 export const SnapshotTenant = z
   .strictObject({
@@ -120,6 +135,14 @@ export const Snapshot = z
     if (has !== doc.version >= 2) {
       ctx.addIssue({ code: 'custom', path: ['tenant', 'id'], message: has ? `is not in version ${doc.version}` : `is required from version 2 on` });
     }
+    for (const [version, added] of Object.entries(ADDED_TABLES)) {
+      for (const table of added) {
+        const present = doc.tenant?.tables?.[table] !== undefined;
+        if (present !== doc.version >= Number(version)) {
+          ctx.addIssue({ code: 'custom', path: ['tenant', 'tables', table], message: present ? `is not in version ${doc.version}` : `is required from version ${version} on` });
+        }
+      }
+    }
   })
   .meta({ id: 'MockSnapshot' });
 
@@ -137,10 +160,15 @@ export type CurrentSnapshot = SnapshotDocument & { version: typeof SNAPSHOT_VERS
 /**
  * An older document as the newest version, each version's gap filled with what reproduces the
  * older behaviour (docs/snapshots.md, Versions): version 1 had no `tenant.id`, and restored
- * keeping every id, which is what a null id asks for.
+ * keeping every id, which is what a null id asks for; before version 3 a tenant had no workload rules.
  */
 export function upgradeSnapshot(doc: SnapshotDocument): CurrentSnapshot {
-  return { ...doc, version: SNAPSHOT_VERSION, tenant: { ...doc.tenant, id: doc.tenant.id ?? null } };
+  const { tables } = doc.tenant;
+  return {
+    ...doc,
+    version: SNAPSHOT_VERSION,
+    tenant: { ...doc.tenant, id: doc.tenant.id ?? null, tables: { ...tables, workload_rules: tables.workload_rules ?? [], workload_rule_bindings: tables.workload_rule_bindings ?? [] } },
+  };
 }
 
 /** docs/snapshot.schema.json: the format as JSON Schema (draft 2020-12), for tools outside this server. */

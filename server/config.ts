@@ -121,7 +121,7 @@ export const OPTIONS = {
   },
   scenario: {
     flag: 'scenario', env: 'NODUS_MOCK_SCENARIO', default: undefined,
-    help: 'JSON scenario file applied at start: per key clock, faults, recipe overrides, budget, levers (see scenarios/)',
+    help: 'JSON scenario file applied at start: per key clock, faults, workload rules, recipe overrides, budget, levers (see scenarios/)',
     schema: z.string().min(1).optional(),
   },
   restore: {

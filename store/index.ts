@@ -5,6 +5,7 @@ import { createComputeStore } from './compute.js';
 import { createConnectionStore } from './connections.js';
 import { makeFolder, openDatabase, type Db } from './db.js';
 import { createFaultStore } from './faults.js';
+import { createWorkloadRuleStore } from './workload-rules.js';
 import { createGradingStore } from './grading.js';
 import { createIdempotencyStore } from './idempotency.js';
 import { createJournalStore } from './journal.js';
@@ -100,6 +101,7 @@ function createStore(db: Db, unlock: () => void) {
     grading: createGradingStore(db),
     assets: createAssetStore(db),
     faults: createFaultStore(db, cache),
+    workloadRules: createWorkloadRuleStore(db, cache),
     levers: createLeverStore(db, cache),
     journal: createJournalStore(db),
     scenarios: createScenarioStateStore(db),

@@ -11,6 +11,7 @@ export const TENANT_TABLES = [
   'recipe_overrides',
   'budgets',
   'faults',
+  'workload_rules',
   'request_journal',
   'scenario_applied',
   'assets',

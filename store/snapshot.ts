@@ -30,6 +30,7 @@ export const SERVER_NUMBERED: Partial<Record<SnapshotTable, string>> = {
   webhook_deliveries: 'seq',
   secrets: 'seq',
   connections: 'seq',
+  workload_rules: 'seq',
 };
 export const SNAPSHOT_REFERENCES: Partial<Record<SnapshotTable, { column: string; table: SnapshotTable }>> = {
   webhook_attempts: { column: 'delivery_seq', table: 'webhook_deliveries' },
@@ -61,6 +62,8 @@ export const SNAPSHOT_TABLES = {
   secrets: tenantRows,
   connections: tenantRows,
   workload_connections: ofWorkload,
+  workload_rules: tenantRows,
+  workload_rule_bindings: tenantRows,
 } as const satisfies Record<string, Owner>;
 
 /**

@@ -13,6 +13,7 @@ type Spec = { table: string; tenant: string; by?: readonly string[] };
 export const CACHED = {
   clock: { table: 'tenants', tenant: 'id' },
   faults: { table: 'faults', tenant: 'tenant_id' },
+  workload_rules: { table: 'workload_rules', tenant: 'tenant_id' },
   overrides: { table: 'recipe_overrides', tenant: 'tenant_id' },
   budget: { table: 'budgets', tenant: 'tenant_id' },
   levers: { table: 'tenant_levers', tenant: 'tenant_id' },

@@ -9,6 +9,7 @@ import mockResetRoutes from './reset.js';
 import mockSnapshotRoutes from './snapshot.js';
 import mockWebhookRoutes from './webhooks.js';
 import mockWorkloadRoutes from './workloads.js';
+import mockWorkloadRuleRoutes from './workload-rules.js';
 
 /**
  * The control API, registered with the prefix /_mock: keyed like /v1, never journaled and never
@@ -24,6 +25,7 @@ const mock: FastifyPluginAsync = async (app) => {
   await app.register(mockAdmissionRoutes);
   await app.register(mockWorkloadRoutes);
   await app.register(mockFaultRoutes);
+  await app.register(mockWorkloadRuleRoutes);
   await app.register(mockRequestRoutes);
   await app.register(mockResetRoutes);
   await app.register(mockSnapshotRoutes);

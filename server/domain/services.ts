@@ -8,6 +8,7 @@ import { createCatalogService } from './catalog/service.js';
 import { VirtualClock } from './clock.js';
 import type { DomainContext } from './context.js';
 import { createControlService } from './control/service.js';
+import { createWorkloadRuleService } from './control/workload-rules.js';
 import { createEvidenceService } from './evidence/service.js';
 import { createReviewTokens, REVIEW_SECRET } from './launches/review-token.js';
 import { createLaunchService } from './launches/service.js';
@@ -53,6 +54,7 @@ export function createServices(options: ServiceOptions) {
     launches: createLaunchService(context),
     evidence: createEvidenceService(context),
     control: createControlService(context),
+    workloadRules: createWorkloadRuleService(context),
     assets: createAssetService(context),
     webhooks: createWebhookService(context),
     secrets: createSecretService(context),

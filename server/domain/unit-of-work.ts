@@ -4,6 +4,7 @@ import type { ClockMode, ClockView, VirtualClock } from './clock.js';
 import { notFound } from './errors.js';
 import { enqueueStatusChanges } from './webhooks/outbox.js';
 import type { Materialised, Materialiser, RunContext } from './workloads/materialise.js';
+import { applyRule, dueRule } from './workloads/rules.js';
 
 /** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
 const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
@@ -39,9 +40,18 @@ export class TenantUnit {
     return this.materialise(row);
   }
 
-  /** A row of this tenant read some other way (an asset's holder, say), brought up to now. */
+  /**
+   * A row of this tenant read some other way (an asset's holder, say), brought up to now. The
+   * workload rules bound to it apply on the way, each at its trigger's time: the run is
+   * materialised up to it, the rule applies, the run goes on from there.
+   */
   materialise(row: WorkloadRow): WorkloadRow {
-    return this.announce(this.materialiser.materialise(row, this.now));
+    const deps = { store: this.store, materialiser: this.materialiser };
+    let current = row;
+    for (let due = dueRule(deps, current, this.now); due; due = dueRule(deps, current, this.now)) {
+      current = applyRule(deps, this, this.announce(this.materialiser.materialise(current, due.atMs)), due);
+    }
+    return this.announce(this.materialiser.materialise(current, this.now));
   }
 
   /** Every workload of the tenant that may still change, brought up to now; once per operation. */
@@ -62,9 +72,13 @@ export class TenantUnit {
    * and announced) is the same with or without it.
    */
   intervene(row: WorkloadRow, kind: string, args: object = {}): WorkloadRow {
-    const current = this.materialise(row);
-    const atMs = Math.max(this.now, current.materialisedToMs) + 1;
-    this.store.runtime.addIntervention(row.id, atMs, kind, args);
+    return this.interveneAfter(this.materialise(row), this.now, kind, args);
+  }
+
+  /** As intervene, 1 ms after `afterMs` (a workload rule's trigger time) on a row materialised that far. */
+  interveneAfter(current: WorkloadRow, afterMs: number, kind: string, args: object): WorkloadRow {
+    const atMs = Math.max(afterMs, current.materialisedToMs) + 1;
+    this.store.runtime.addIntervention(current.id, atMs, kind, args);
     return this.announce(this.materialiser.materialise(current, atMs));
   }
 

@@ -44,6 +44,8 @@ interface Case {
 const register = (s: Store) => s.tenants.register(KEY.hash, KEY.id, TN, 1_000);
 const fault = (s: Store, id: string, source: 'api' | 'scenario') =>
   s.faults.insert({ id, tenantId: TN, method: null, path: '/v1/rl-runs', times: 2, after: 0, action: '{}', source, createdAtMs: 1 });
+const rule = (s: Store, id: string, source: 'api' | 'scenario') =>
+  s.workloadRules.insert({ id, tenantId: TN, match: '{}', at: '{"reads":1}', action: '{"type":"fail"}', source, createdAtMs: 1 });
 const record = (workloadId: string) => ({ fingerprint: 'f', workloadId, createdAtMs: 1, expiresAtMs: 2 });
 const reset = { write: (s: Store) => s.reset.deleteTenantData(TN) };
 /** A restore's insert of one row (each table's statement is its own, prepared at one line). */
@@ -81,6 +83,23 @@ const CASES: Record<Kind, Case> = {
       'faults.clear of one source': { write: (s) => s.faults.clear(TN, 'scenario') },
       'faults.count, seen only': { write: (s) => s.faults.count(TN, [s.faults.get(TN, 'flt_api')!.seq], undefined) },
       'faults.count, applied': { write: (s) => s.faults.count(TN, [], s.faults.get(TN, 'flt_api')!.seq) },
+      'reset.deleteTenantData': reset,
+    },
+  },
+  workload_rules: {
+    read: (s) => s.workloadRules.list(TN),
+    setup: (s) => {
+      register(s);
+      rule(s, 'wr_api', 'api');
+      rule(s, 'wr_scenario', 'scenario');
+    },
+    writers: {
+      'workloadRules.insert': { write: (s) => rule(s, 'wr_new', 'api') },
+      'workloadRules.delete': { write: (s) => s.workloadRules.delete(TN, 'wr_api', 2) },
+      'workloadRules.clear': { write: (s) => s.workloadRules.clear(TN, 2) },
+      'workloadRules.clear of one source': { write: (s) => s.workloadRules.clear(TN, 2, 'scenario') },
+      'workloadRules.countMatch': { write: (s) => s.workloadRules.countMatch(TN, s.workloadRules.get(TN, 'wr_api')!.seq) },
+      'snapshot.insert': restored('workload_rules', { seq: 9, id: 'wr_restored', match: '{}', at: '{}', action: '{}', source: 'api', matched: 0, created_at_ms: 1 }),
       'reset.deleteTenantData': reset,
     },
   },
@@ -288,7 +307,8 @@ t.test('every kind is covered, and every write of a cached table the store prepa
   const writesCached = [...prepared]
     .filter(([site, sql]) => !site.includes('tenant-cache.test') && cachedTables.has(writes.exec(sql)?.[1] ?? ''))
     .map(([site]) => site);
-  // tenants 3, idempotency 1, admission 3, faults 6, levers 1, reset's DELETE of each of the 5 tables, and the snapshot's restore INSERT into each.
-  t.equal(writesCached.length, 24, 'the writes of the cached tables the store prepares');
+  // tenants 3, idempotency 1, admission 3, faults 6, workload rules 5, levers 1, reset's DELETE of each of the 6 tables, and the
+  // snapshot's restore INSERT into each.
+  t.equal(writesCached.length, 31, 'the writes of the cached tables the store prepares');
   t.same(writesCached.filter((site) => !ran.has(site)), [], 'none is left without a writer in CASES');
 });

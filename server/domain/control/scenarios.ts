@@ -6,6 +6,8 @@ import type { Catalog } from '../catalog/index.js';
 import { API_KEY_PATTERN } from '../../config.js';
 import { DomainError } from '../errors.js';
 import { addFault } from './faults.js';
+import { addWorkloadRule } from './workload-rules.js';
+import { WorkloadRule } from '../../../openapi/workload-rules.js';
 import { setLevers } from './levers.js';
 import { setBudget, setRecipeOverride } from '../launches/admission.js';
 import { readJsonFile } from '../json-file.js';
@@ -16,6 +18,7 @@ import type { TenantUnit } from '../unit-of-work.js';
 const ScenarioEntry = z.strictObject({
   clock: ClockUpdate.extend({ advance_seconds: ClockAdvance.shape.seconds.optional() }).optional(),
   faults: z.array(FaultRule).max(1000).optional(),
+  workload_rules: z.array(WorkloadRule).max(1000).optional(),
   recipes: z.record(z.string(), RecipeOverrideUpdate).optional(),
   budget: BudgetUpdate.optional(),
   levers: LeversUpdate.optional(),
@@ -67,9 +70,11 @@ export function loadScenario(path: string, catalog: Catalog): Scenario {
 
 function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry): void {
   const { tenantId } = unit;
-  // A changed entry replaces the faults an earlier version of it made; API-made ones stay.
+  // A changed entry replaces the faults and rules an earlier version of it made; API-made ones stay.
   deps.store.faults.clear(tenantId, 'scenario');
   for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
+  deps.store.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
+  for (const rule of entry.workload_rules ?? []) addWorkloadRule(deps, tenantId, rule, 'scenario');
   for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(deps, tenantId, recipeId, update);
   if (entry.budget) setBudget(deps, tenantId, entry.budget);
   if (entry.levers) setLevers(deps, tenantId, entry.levers);

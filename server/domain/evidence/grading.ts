@@ -68,9 +68,15 @@ export function gradingResults(deps: DomainContext, row: WorkloadRow, revision: 
 /**
  * PUT /_mock/workloads/{id}/grading-plan: creates or replaces one revision's plan with the given
  * receipts, the simulator's (revision 1 of a privately graded recipe run) or ones derived from
- * the reported evaluation attempts. Call inside the workload's transaction.
+ * the reported evaluation attempts, created at `nowMs` (the unit's now, or when a workload rule's
+ * trigger came). Call inside the workload's transaction.
  */
-export function putGradingPlan(deps: DomainContext, row: WorkloadRow, update: z.output<typeof GradingPlanUpdate>): z.infer<typeof GradingPlanResult> {
+export function putGradingPlan(
+  deps: Pick<DomainContext, 'store' | 'materialiser'>,
+  row: WorkloadRow,
+  update: z.output<typeof GradingPlanUpdate>,
+  nowMs: number,
+): z.infer<typeof GradingPlanResult> {
   const { store, materialiser } = deps;
   const { spec } = materialiser.context(row);
   const { receipts: given, plan_sha256: planHash } = update;
@@ -78,7 +84,6 @@ export function putGradingPlan(deps: DomainContext, row: WorkloadRow, update: z.
   // The simulator grades revision 1 of a privately graded recipe run; it can have that back.
   const source = given ? 'given' : spec.privateGrading && revision === 1 ? 'simulated' : 'derived';
   const planSha256 = planHash ?? given?.[0]?.plan_sha256 ?? gradingPlanSha256(spec, revision);
-  const nowMs = deps.clock.nowMs(row.tenantId);
   const grading = store.grading;
   grading.putPlan(row.id, { revision, planSha256, simulated: source === 'simulated', createdAtMs: nowMs });
   if (source === 'simulated') materialiser.restoreSimulatedReceipts(row);

@@ -10,6 +10,7 @@ import { CURSOR_SECRET, cursorSecret, LOG_CURSOR_SECRET, mintCursor, positionAft
 import { gradingResults, putGradingPlan } from './grading.js';
 import { ingestBody, ingestReported, type IngestJson, type IngestQuery } from './ingest.js';
 import { summarise } from './summary.js';
+import { countEventRead } from '../workloads/rules.js';
 
 /** Lines per live page: a page stays well under a megabyte even when events carry traces. */
 const LIVE_PAGE_LINES = 500;
@@ -44,7 +45,7 @@ export function createEvidenceService(deps: DomainContext) {
   return {
     /** Up to `limit` RL events after the cursor `after`, keyset-paged. */
     eventPage(tenantId: string, id: string, after: string | undefined, limit: number): EventPage {
-      return materialisedRead(tenantId, id, (row) => {
+      return materialisedRead(tenantId, id, (row, unit) => {
         const secret = cursorSecret(store, tenantId, CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload');
         // One consistent snapshot: rows and counters read in the same transaction.
@@ -52,6 +53,8 @@ export function createEvidenceService(deps: DomainContext) {
         const counters = store.rlEvents.counters(row.id);
         const events = rows.slice(0, limit);
         const nextCursor = mintCursor(secret, row.id, events.length ? events[events.length - 1].seq : afterSeq);
+        // After the page is read: a rule waiting for this read changes what the next one sees.
+        countEventRead(deps, unit, row);
         return { events, nextCursor, hasMore: rows.length > limit, counters };
       });
     },
@@ -99,6 +102,6 @@ export function createEvidenceService(deps: DomainContext) {
     },
 
     putGradingPlan: (tenantId: string, id: string, update: z.output<typeof GradingPlanUpdate>) =>
-      materialisedRead(tenantId, id, (row) => putGradingPlan(deps, row, update)),
+      materialisedRead(tenantId, id, (row, unit) => putGradingPlan(deps, row, update, unit.nowMs)),
   };
 }

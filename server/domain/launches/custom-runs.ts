@@ -129,7 +129,7 @@ function customSpec(p: Payload, workloadId: string, createdAtMs: number, seconds
  * Admits a custom-kind workload once its key is known to be new: POST /v1/workloads, and example
  * runs, which know their run length from the catalog (`runSeconds`).
  */
-export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, payload: Payload, options: { runSeconds?: number } = {}): string {
+export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, payload: Payload, options: { runSeconds?: number; example?: true } = {}): string {
   const { tenantId, nowMs } = unit;
   checkSubmission(deps, payload);
   const assetIds = checkWorkloadAssets(deps, tenantId, payload, nowMs);
@@ -138,7 +138,7 @@ export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, paylo
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
   const refusal = budgetRefusal(deps, unit, estimatedCostUsd);
   if (refusal) throw refusal;
-  insertWorkload(deps, tenantId, { id, kind: 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
+  insertWorkload(deps, tenantId, { id, kind: 'custom', origin: options.example ? 'example' : 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   holdAssets(deps, id, assetIds);
   bindWorkloadConnection(deps, tenantId, id, payload);
   return id;

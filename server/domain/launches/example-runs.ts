@@ -69,5 +69,5 @@ export function findExample(deps: DomainContext, environmentId: string, exampleI
 export function admitExampleRun(deps: DomainContext, unit: TenantUnit, environmentId: string, exampleId: string, name: string | undefined): string {
   const { environment, example } = findExample(deps, environmentId, exampleId);
   const minutes = example.runtime_minutes;
-  return admitCustomWorkload(deps, unit, exampleWorkload(environment, example, name), minutes ? { runSeconds: minutes * 60 } : {});
+  return admitCustomWorkload(deps, unit, exampleWorkload(environment, example, name), { example: true, ...(minutes ? { runSeconds: minutes * 60 } : {}) });
 }

@@ -219,7 +219,7 @@ function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, 
       },
     },
   };
-  return { id, kind: 'recipe', name, payload, spec, estimatedCostUsd: estimateRun(spec).computeCostUsd.high };
+  return { id, kind: 'recipe', origin: 'recipe', name, payload, spec, estimatedCostUsd: estimateRun(spec).computeCostUsd.high };
 }
 
 /**

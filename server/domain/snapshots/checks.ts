@@ -11,6 +11,7 @@ import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent, RLGradingReceipt }
 import { SECRET_NAME } from '../../../openapi/secrets.js';
 import type { SnapshotDocument } from '../../../openapi/snapshot.js';
 import { WebhookRequest } from '../../../openapi/webhooks.js';
+import { WorkloadRule, WorkloadRuleAction, WorkloadRuleTrigger } from '../../../openapi/workload-rules.js';
 import { Workload, WorkloadPayload } from '../../../openapi/workloads.js';
 import type { SnapshotTable } from '../../../store/snapshot.js';
 import { estimateRun } from '../../simulator/estimate.js';
@@ -34,7 +35,7 @@ import { rlEventInput } from '../workloads/materialise.js';
  */
 
 type Tables = SnapshotDocument['tenant']['tables'];
-type RowOf<T extends SnapshotTable> = Tables[T][number];
+type RowOf<T extends SnapshotTable> = NonNullable<Tables[T]>[number];
 type Clock = SnapshotDocument['tenant']['clock'];
 
 /** The wire's integers: sequence numbers, generations, attempts, revisions. */
@@ -49,13 +50,18 @@ const MAX_TTL_MS = 365 * 24 * 3600 * 1000;
 const usd = BudgetUpdate.shape.monthly_spend_cap_usd;
 const httpStatus = z.int().min(100).max(599);
 
+/** The id of a workload rule, as control/workload-rules.ts makes it. */
+const RULE_ID = /^wr_[0-9A-Za-z]{16}$/;
+/** The workload rule that made an intervention, when one did (workloads/interventions.ts). */
+const rule = z.string().regex(RULE_ID).optional();
+
 const INTERVENTION_ARGS: Record<string, z.ZodType> = {
   cancel: z.strictObject({}),
   freeze: z.strictObject({}),
   resume: z.strictObject({}),
-  fail: z.strictObject({ reason: FailRequest.shape.reason.unwrap() }),
-  recover: z.strictObject({ replayLast: RecoverRequest.shape.replay_last.unwrap() }),
-  drop_events: z.strictObject({ count: DropEventsRequest.shape.count }),
+  fail: z.strictObject({ reason: FailRequest.shape.reason.unwrap(), rule }),
+  recover: z.strictObject({ replayLast: RecoverRequest.shape.replay_last.unwrap(), rule }),
+  drop_events: z.strictObject({ count: DropEventsRequest.shape.count, rule }),
 };
 
 /** What an asset of a connection query keeps of its export (server/http/views/asset.ts). */
@@ -71,6 +77,7 @@ interface At {
 
 interface WorkloadFacts {
   createdAtMs: number;
+  materialisedToMs: number;
   generation: number;
   revision: number;
 }
@@ -171,6 +178,9 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
   const assets = new Set<string>();
   const deliveries = new Map<number, { createdAtMs: number; attempts: number }>();
   const plans = new Set<string>();
+  const ruleIds = new Set<string>();
+  /** Each workload's latest intervention time, in document (seq) order. */
+  const lastIntervention = new Map<string, number>();
   // A row naming a parent the document does not hold would attach this tenant's state to another
   // tenant's row (the database's foreign keys cannot tell them apart).
   /** Checks that wait for a parent row the document has not shown yet; run (or refused) at the end. */
@@ -186,12 +196,17 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
   };
   const workload = (at: At, id: string, then?: (w: WorkloadFacts) => void) =>
     parent(at, 'workload_id', 'workloads', 'id', id, () => workloads.get(id), then);
-  /** A row of a workload's evidence: of one of its generations, not before it was created, not in the future. */
+  /**
+   * A row of a workload's evidence: of one of its generations, not before it was created, not
+   * after what was materialised of it (which an intervention moves 1 ms past the clock's now).
+   */
   const evidence = (at: At, id: string, column: string, atMs: number, generation?: number) => {
-    past(at, column, atMs);
+    time(at, column, atMs);
     if (generation !== undefined) within(at, 'generation', generation, 1, MAX_SEQ);
     workload(at, id, (w) => {
       if (atMs < w.createdAtMs) at.refuse(column, `${atMs} is before its workload was created (${w.createdAtMs})`);
+      const reached = Math.max(nowMs, w.materialisedToMs);
+      if (atMs > reached) at.refuse(column, `${atMs} is after the clock's now_ms and what its workload materialised (${reached})`);
       if (generation !== undefined && generation > w.generation) at.refuse('generation', `${generation} is after its workload's generation ${w.generation}`);
     });
   };
@@ -219,9 +234,10 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       past(at, 'created_at_ms', w.created_at_ms);
       const endMs = w.created_at_ms + Math.ceil(estimateRun(spec).completionSeconds.high * 1000);
       if (!inClockRange(endMs)) at.refuse('spec', `runs until ${endMs}, past the clock's range (${CLOCK_RANGE_MS.max})`);
-      // A new workload is materialised to just before its creation (workloads/rows.ts).
-      past(at, 'materialised_to_ms', w.materialised_to_ms, ['created_at_ms - 1', w.created_at_ms - 1]);
-      past(at, 'updated_at_ms', w.updated_at_ms, ['created_at_ms', w.created_at_ms]);
+      // A new workload is materialised to just before its creation (workloads/rows.ts); an
+      // intervention takes effect 1 ms after the clock's now and materialises the run that far.
+      time(at, 'materialised_to_ms', w.materialised_to_ms, ['created_at_ms - 1', w.created_at_ms - 1]);
+      time(at, 'updated_at_ms', w.updated_at_ms, ['created_at_ms', w.created_at_ms]);
       if (w.updated_at_ms > Math.max(w.created_at_ms, w.materialised_to_ms)) at.refuse('updated_at_ms', 'is after materialised_to_ms');
       valid(at, 'estimated_cost_usd', usd, w.estimated_cost_usd);
       valid(at, 'spend_usd', usd, w.spend_usd);
@@ -232,8 +248,10 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       within(at, 'dropped_events', w.dropped_events, 0, MAX_COUNT);
       // Only a drop marks a workload's evidence truncated (store/rl-events.ts).
       if ((w.dropped_events > 0) !== (w.truncated === 1)) at.refuse('truncated', `is ${w.truncated} with ${w.dropped_events} dropped events`);
-      workloads.set(w.id, { createdAtMs: w.created_at_ms, generation: w.generation, revision: w.revision });
+      workloads.set(w.id, { createdAtMs: w.created_at_ms, materialisedToMs: w.materialised_to_ms, generation: w.generation, revision: w.revision });
       workloadCounters.push(() => {
+        const reached = Math.max(nowMs, lastIntervention.get(w.id) ?? nowMs);
+        if (w.materialised_to_ms > reached) at.refuse('materialised_to_ms', `${w.materialised_to_ms} is after the clock's now_ms and its last intervention (${reached})`);
         const stored = rlEvents.get(w.id) ?? { count: 0, bytes: 0 };
         if (w.rl_event_count !== stored.count) at.refuse('rl_event_count', `is ${w.rl_event_count}, but the snapshot holds ${stored.count} rl_events rows of the workload`);
         if (w.rl_event_bytes !== stored.bytes) at.refuse('rl_event_bytes', `is ${w.rl_event_bytes}, but its rl_events rows hold ${stored.bytes} bytes`);
@@ -327,6 +345,10 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
     workload_interventions(at, i) {
       workloadSeq(at, 'workload_interventions', i.workload_id, i.seq);
       evidence(at, i.workload_id, 'at_ms', i.at_ms);
+      // Each 1 ms after the clock's now or the one before it (unit-of-work.ts), in seq order.
+      const after = Math.max(nowMs, lastIntervention.get(i.workload_id) ?? nowMs);
+      if (i.at_ms > after + 1) at.refuse('at_ms', `${i.at_ms} is more than 1 ms after the clock's now_ms and the workload's intervention before it (${after})`);
+      lastIntervention.set(i.workload_id, Math.max(i.at_ms, lastIntervention.get(i.workload_id) ?? i.at_ms));
       const args = INTERVENTION_ARGS[i.kind];
       if (!args) at.refuse('kind', `"${i.kind}" is not an intervention (${Object.keys(INTERVENTION_ARGS).join(', ')})`);
       json(at, 'args', i.args, args);
@@ -485,6 +507,37 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
     workload_connections(at, wc, index) {
       unique(at, 'workload_connections', 'connection_id', index, wc.workload_id, wc.connection_id);
       workload(at, wc.workload_id);
+    },
+    workload_rules(at, r, index) {
+      serverKey(at, 'workload_rules', 'seq', index, r.seq);
+      unique(at, 'workload_rules', 'id', index, r.id);
+      if (!RULE_ID.test(r.id)) at.refuse('id', `is not a workload rule id (${RULE_ID})`);
+      // Exactly what POST /_mock/workload-rules takes, stored as it stores it.
+      const given = { match: parsed(at, 'match', r.match), at: parsed(at, 'at', r.at), action: parsed(at, 'action', r.action) };
+      const taken = valid(at, '', WorkloadRule, given, (key) => key);
+      for (const column of ['match', 'at', 'action'] as const) {
+        if (JSON.stringify(taken[column]) !== r[column]) at.refuse(column, 'is not as POST /_mock/workload-rules stores it (every default filled in)');
+      }
+      within(at, 'matched', r.matched, 0, MAX_COUNT);
+      past(at, 'created_at_ms', r.created_at_ms);
+      ruleIds.add(r.id);
+    },
+    workload_rule_bindings(at, b, index) {
+      unique(at, 'workload_rule_bindings', 'rule_id', index, b.workload_id, b.rule_id);
+      if (!RULE_ID.test(b.rule_id)) at.refuse('rule_id', `is not a workload rule id (${RULE_ID})`);
+      within(at, 'position', b.position, 0, MAX_SEQ);
+      within(at, 'reads', b.reads, 0, MAX_COUNT);
+      for (const [column, schema] of [['at', WorkloadRuleTrigger], ['action', WorkloadRuleAction]] as const) {
+        if (JSON.stringify(json(at, column, b[column], schema)) !== b[column]) at.refuse(column, 'is not as a rule stores it (every default filled in)');
+      }
+      if ((b.state === 'pending') !== (b.settled_at_ms === null)) at.refuse('settled_at_ms', `is ${b.settled_at_ms} for a ${b.state} binding`);
+      if (b.state === 'pending' && b.note !== null) at.refuse('note', 'is set for a pending binding');
+      if (b.settled_at_ms !== null) evidence(at, b.workload_id, 'settled_at_ms', b.settled_at_ms);
+      else {
+        workload(at, b.workload_id);
+        // Removing a rule ends its pending bindings: one pending names a rule the tenant has.
+        parent(at, 'rule_id', 'workload_rules', 'id', b.rule_id, () => (ruleIds.has(b.rule_id) ? true : undefined));
+      }
     },
   };
 

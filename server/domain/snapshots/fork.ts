@@ -7,13 +7,13 @@ const DIGIT = new Map([...BASE62].map((c, i) => [c, BigInt(i)]));
 
 /**
  * The ids the server holds unique across all its tenants (a UNIQUE or PRIMARY KEY text column in
- * store/migrations: workloads, assets, secrets, connections, faults, webhook deliveries), as their
+ * store/migrations: workloads, assets, secrets, connections, faults, workload rules, webhook deliveries), as their
  * generators write them: a prefix and a fixed number of base-62 digits. Found by their shape
  * wherever a document holds them (JSON columns, webhook bodies, journal paths and bodies,
  * receipts), not by column: a deleted fault's id lives on only in the journal. Letters, digits,
  * `_` or `-` around one make it part of some longer word, so no id.
  */
-const GLOBAL_ID = /(?<![0-9A-Za-z_-])(?:(wl|asset|sec|conn)_([0-9A-Za-z]{20})|(flt)_([0-9A-Za-z]{16})|(msg)_([0-9A-Za-z]{24}))(?![0-9A-Za-z_-])/g;
+const GLOBAL_ID = /(?<![0-9A-Za-z_-])(?:(wl|asset|sec|conn)_([0-9A-Za-z]{20})|(flt|wr)_([0-9A-Za-z]{16})|(msg)_([0-9A-Za-z]{24}))(?![0-9A-Za-z_-])/g;
 /** The ids derived from a workload's id (DERIVED_IDS), as a document mentions them. */
 const DERIVED_ID = /(?<![0-9A-Za-z_])(mf|frz|led|stl)_[0-9a-f]{24}(?![0-9A-Za-z_-])/g;
 /** How far an ordinal is searched: above a run's checkpoints, freezes and billing hours. */

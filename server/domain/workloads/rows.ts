@@ -1,6 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
+import { bindRules } from './rules.js';
 
 /** In ASCII order, so fixed-width numbers written in it sort as the numbers do. */
 export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -21,6 +22,8 @@ export function newWorkloadId(): string {
 export interface NewWorkload {
   id: string;
   kind: SimSpec['kind'];
+  /** What a workload rule's `match.kind` names: a recipe launch, a POST /v1/workloads, a catalog example run. */
+  origin: 'recipe' | 'custom' | 'example';
   name: string | null;
   payload: Record<string, unknown>;
   spec: SimSpec;
@@ -47,6 +50,7 @@ export function insertWorkload(deps: DomainContext, tenantId: string, w: NewWork
     generation: FIRST_GENERATION,
     settled: 0,
   });
+  bindRules(deps, tenantId, w);
 }
 
 export const submitResult = (id: string) => ({ id, workload_id: id, status: 'accepted', revision: 1 });

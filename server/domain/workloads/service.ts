@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { RuleAction } from '../../../openapi/workload-rules.js';
 import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import type { EvidenceCounters } from '../../../store/rl-events.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
@@ -12,6 +13,7 @@ import { DomainError, notFound } from '../errors.js';
 import { admitCustomWorkload, checkSubmission } from '../launches/custom-runs.js';
 import { admitOnce } from '../launches/idempotency.js';
 import { changeFreeze, freezeView, type FreezeChange } from './freeze.js';
+import { intervene } from './interventions.js';
 import type { RunContext } from './materialise.js';
 import { workloadOutputs, type WorkloadOutput } from './outputs.js';
 import { artifacts, ledger, routing } from './records.js';
@@ -58,9 +60,6 @@ export interface Intervened {
 /** The SDK's rule for output names, minus the names that would escape a folder. */
 const OUTPUT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/;
 
-const refuse = (row: WorkloadRow, what: string) =>
-  new DomainError('conflict', 'invalid_workload_state', `cannot ${what} workload ${row.id} while it is ${row.status}`);
-
 /** Workloads: submit, read, list, cancel and their lifecycle events, each one transaction. */
 export function createWorkloadService(deps: DomainContext) {
   const { store, clock, units } = deps;
@@ -84,10 +83,10 @@ export function createWorkloadService(deps: DomainContext) {
     return outcome.view;
   }
 
-  /** `change` on the workload at the tenant's virtual now, and the counters after it, in one unit of work. */
-  function intervene(tenantId: string, id: string, change: (row: WorkloadRow, unit: TenantUnit) => WorkloadRow): Intervened {
+  /** A /_mock intervention at the tenant's virtual now, and the counters after it, in one unit of work. */
+  function interveneNow(tenantId: string, id: string, action: RuleAction): Intervened {
     return units.atNow(tenantId, (unit) => {
-      const row = change(unit.workload(id), unit);
+      const row = intervene(deps, unit, unit.workload(id), action, { afterMs: unit.nowMs });
       return { row, counters: store.rlEvents.counters(row.id) };
     });
   }
@@ -183,28 +182,12 @@ export function createWorkloadService(deps: DomainContext) {
     },
 
     /** Interrupts a running (or provisioning) run and recovers it in the next generation. */
-    recover(tenantId: string, id: string, replayLast = 0): Intervened {
-      return intervene(tenantId, id, (row, unit) => {
-        if (row.status !== 'running' && row.status !== 'provisioning') throw refuse(row, 'recover');
-        return unit.intervene(row, 'recover', { replayLast });
-      });
-    },
+    recover: (tenantId: string, id: string, replayLast?: number) => interveneNow(tenantId, id, { type: 'recover', replay_last: replayLast }),
 
     /** Counts `count` task events as lost; the run itself goes on unchanged. */
-    dropEvents(tenantId: string, id: string, count: number): Intervened {
-      return intervene(tenantId, id, (row, unit) => {
-        store.runtime.addIntervention(row.id, unit.nowMs, 'drop_events', { count });
-        store.rlEvents.drop(row.id, count);
-        return row;
-      });
-    },
+    dropEvents: (tenantId: string, id: string, count: number) => interveneNow(tenantId, id, { type: 'drop_events', count }),
 
     /** Ends an active run as failed. */
-    fail(tenantId: string, id: string, reason = 'failed on request (POST /_mock/workloads/{id}/fail)'): Intervened {
-      return intervene(tenantId, id, (row, unit) => {
-        if (isTerminal(row.status)) throw refuse(row, 'fail');
-        return unit.intervene(row, 'fail', { reason });
-      });
-    },
+    fail: (tenantId: string, id: string, reason?: string) => interveneNow(tenantId, id, { type: 'fail', reason }),
   };
 }

@@ -21,7 +21,7 @@ const ok = async (s: TestServer, method: string, path: string, body?: unknown, o
   return res.body;
 };
 
-/** A tenant with a row in every table: launched, recovered and custom runs, an asset, deliveries, faults, secrets, a connection. */
+/** A tenant with a row in every table: launched, recovered and custom runs, an asset, deliveries, faults, workload rules, secrets, a connection. */
 async function everything(t: Teardown, s: TestServer): Promise<Doc> {
   const receiver = await startReceiver(t);
   await ok(s, 'PUT', '/v1/webhooks', { url: receiver.url, secret: 'whsec_' + Buffer.from('snapshot-checks-secret-0123456789').toString('base64') });
@@ -33,6 +33,9 @@ async function everything(t: Teardown, s: TestServer): Promise<Doc> {
   await s.call('GET', '/v1/me');
   await connect(s, 'wb', liveWandb);
   await connect(s, 'warehouse', { kind: 'neon', region: 'eu-central-1', branch: 'main' });
+  // One rule that applies (its drop recorded as the rule's), one still waiting when the snapshot is taken.
+  await ok(s, 'POST', '/_mock/workload-rules', { match: { mode: 'evaluate', nth: 1 }, at: { events: 4 }, action: [{ type: 'drop_events', count: 1 }] });
+  await ok(s, 'POST', '/_mock/workload-rules', { match: { mode: 'train' }, at: { reads: 1000 }, action: { type: 'fail' } });
 
   const done = await launchRun(s, legCounting({ evaluation_tasks: 12, seed: 3 }), 'run-done');
   await advance(s, 120);
@@ -67,7 +70,7 @@ async function reads(s: TestServer, key: string): Promise<Map<string, CallResult
     return res;
   };
   const fixed = ['/v1/me', '/v1/workloads', '/v1/workloads?limit=2&offset=1', '/v1/assets', '/v1/webhooks', '/v1/secrets', '/v1/connections',
-    '/v1/compute', '/_mock/clock', '/_mock/faults', '/_mock/webhooks/deliveries', '/_mock/snapshot'];
+    '/v1/compute', '/_mock/clock', '/_mock/faults', '/_mock/workload-rules', '/_mock/webhooks/deliveries', '/_mock/snapshot'];
   await Promise.all(fixed.map(read));
   const list = <T>(path: string, field: string): T[] => {
     const body = out.get(path)?.body;

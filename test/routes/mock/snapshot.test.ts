@@ -114,7 +114,7 @@ t.test('a snapshot restored on a fresh server answers every read as the original
   const snapshot = await a.call('GET', '/_mock/snapshot');
   t.equal(snapshot.status, 200);
   t.match(snapshot.headers.get('content-type'), /^application\/json/);
-  t.match(snapshot.body, { format: 'nodus-mock.snapshot', version: 2, mock_version: String });
+  t.match(snapshot.body, { format: 'nodus-mock.snapshot', version: 3, mock_version: String });
   const tables = snapshot.body.tenant.tables;
   t.ok(tables.workloads.some((w: { dropped_events: number }) => w.dropped_events > 0), 'a run dropped events');
   t.ok(tables.workload_interventions.some((i: { kind: string }) => i.kind === 'recover'), 'a recovered run');
@@ -190,7 +190,7 @@ t.test('a bad snapshot is refused with the path of its first problem, and change
     ['not JSON', 'not json', 400, 'invalid_json', /not valid JSON/],
     ['truncated', text.slice(0, text.length / 2), 400, 'invalid_json', /not valid JSON/],
     ['another format', JSON.stringify({ ...before, format: 'localstack.pod' }), 400, 'invalid_snapshot', /^body\.format: /],
-    ['a newer version', JSON.stringify({ ...before, version: 3 }), 400, 'invalid_snapshot', /^body\.version: is newer than this server reads \(2\)/],
+    ['a newer version', JSON.stringify({ ...before, version: 4 }), 400, 'invalid_snapshot', /^body\.version: is newer than this server reads \(3\)/],
     ['a version 2 without the tenant\'s id', JSON.stringify({ ...before, tenant: { ...before.tenant, id: undefined } }), 400, 'invalid_snapshot', /^body\.tenant\.id: is required from version 2 on/],
     ['a version 1 with it', JSON.stringify({ ...before, version: 1 }), 400, 'invalid_snapshot', /^body\.tenant\.id: is not in version 1/],
     ['a field of the wrong type', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, workloads: [{ ...tables.workloads[0], revision: 'one' }] } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.workloads\.0\.revision: /],
@@ -312,12 +312,13 @@ t.test('a version 1 document still restores, keeping its ids, into any tenant', 
   const { id } = await launchRun(s, legCounting({ seed: 4 }));
   await advance(s, 60);
   const doc = (await s.call('GET', '/_mock/snapshot')).body;
-  const v1 = { ...doc, version: 1, tenant: { ...doc.tenant, id: undefined } };
+  const { workload_rules: _rules, workload_rule_bindings: _bindings, ...v1Tables } = doc.tenant.tables;
+  const v1 = { ...doc, version: 1, tenant: { ...doc.tenant, id: undefined, tables: v1Tables } };
   const b = withKey(await startServer(t, SETTINGS), freshKey());
   t.equal((await b.call('PUT', '/_mock/snapshot', { body: v1 })).status, 200);
   const restored = (await b.call('GET', '/_mock/snapshot')).body;
   t.same(idsOf(restored), idsOf(doc), 'its ids, as version 1 restored them');
   t.equal(restored.tenant.cursor_key, doc.tenant.cursor_key, 'and its cursor key');
-  t.equal(restored.version, 2, 'written back as the newest version');
+  t.equal(restored.version, 3, 'written back as the newest version');
   t.equal((await b.call('GET', `/v1/workloads/${id}`)).status, 200);
 });

@@ -1,0 +1,60 @@
+import { customAlphabet } from 'nanoid';
+import type { WorkloadRuleInput } from '../../../openapi/workload-rules.js';
+import type { FaultSource } from '../../../store/faults.js';
+import type { RuleBindings, WorkloadRuleRow } from '../../../store/workload-rules.js';
+import type { DomainContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { BASE62 } from '../workloads/rows.js';
+
+const newRuleId = ((id) => () => `wr_${id()}`)(customAlphabet(BASE62, 16));
+
+/** Workloads of a rule listed at most, first bound first; the counts cover every one. */
+const LISTED_BINDINGS = 100;
+
+/** A rule with what it has bound: the counts and the first workloads. */
+export interface WorkloadRuleState {
+  rule: WorkloadRuleRow;
+  bindings: RuleBindings;
+}
+
+/** Stores a rule (POST /_mock/workload-rules, or a scenario file's entry); it binds workloads admitted from now on. */
+export function addWorkloadRule(deps: Pick<DomainContext, 'store' | 'clock'>, tenantId: string, rule: WorkloadRuleInput, source: FaultSource): WorkloadRuleRow {
+  const id = newRuleId();
+  deps.store.workloadRules.insert({
+    id,
+    tenantId,
+    match: JSON.stringify(rule.match),
+    at: JSON.stringify(rule.at),
+    action: JSON.stringify(rule.action),
+    source,
+    createdAtMs: deps.clock.nowMs(tenantId),
+  });
+  return deps.store.workloadRules.get(tenantId, id)!;
+}
+
+/** /_mock/workload-rules: each call one transaction. */
+export function createWorkloadRuleService(deps: DomainContext) {
+  const { store, units } = deps;
+  const stateOf = (rule: WorkloadRuleRow): WorkloadRuleState => ({ rule, bindings: store.workloadRules.bindings(rule.id, LISTED_BINDINGS) });
+  return {
+    add(tenantId: string, rule: WorkloadRuleInput): WorkloadRuleState {
+      return units.atNow(tenantId, () => stateOf(addWorkloadRule(deps, tenantId, rule, 'api')));
+    },
+
+    /** Every rule of the tenant, oldest first, with what each has bound (read in one synchronous go: nothing writes between). */
+    list(tenantId: string): WorkloadRuleState[] {
+      return store.workloadRules.list(tenantId).map(stateOf);
+    },
+
+    /** Stops the rule: what it applied stays; its bindings still pending end as skipped. */
+    remove(tenantId: string, id: string): void {
+      units.atNow(tenantId, (unit) => {
+        if (!store.workloadRules.delete(tenantId, id, unit.nowMs)) throw notFound(`workload rule ${id}`);
+      });
+    },
+
+    clear(tenantId: string): void {
+      units.atNow(tenantId, (unit) => store.workloadRules.clear(tenantId, unit.nowMs));
+    },
+  };
+}
