@@ -19,13 +19,47 @@ export const ClockUpdate = z
   })
   .meta({ id: 'MockClockUpdate' });
 
+const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 3600;
+
+/** The lifecycle statuses of a workload, in the order a run passes them (interruptions between). */
+const workloadStatus = z.enum([
+  'accepted', 'planning', 'reserving', 'provisioning', 'running', 'recovering',
+  'freezing', 'frozen', 'completed', 'failed', 'cancelled',
+]);
+
+export const ClockUntil = z
+  .union([
+    z.literal('idle').describe("every workload of the tenant has ended and no webhook delivery waits for a later virtual time"),
+    z.strictObject({
+      workload_id: z.string(),
+      status: workloadStatus.describe('reached: the workload has been in this status, or (on the path accepted → … → running → completed) in a later one'),
+    }),
+  ], { error: `must be "idle" or {"workload_id", "status"} with a status of ${workloadStatus.options.join(', ')}` })
+  .meta({ id: 'MockClockUntil' });
+
 export const ClockAdvance = z
   .strictObject({
-    seconds: z.number().positive().max(10 * 365 * 24 * 3600).describe('virtual seconds to move forward'),
+    seconds: z.number().positive().max(MAX_ADVANCE_SECONDS).optional().describe('virtual seconds to move forward (this or until)'),
+    until: ClockUntil.optional().describe('move forward to the first virtual time at which this holds (this or seconds)'),
+    max_seconds: z.number().positive().max(MAX_ADVANCE_SECONDS).optional()
+      .describe('with until: how far it may move at most (default 604800, a virtual week)'),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.seconds === undefined) === (body.until === undefined)) {
+      ctx.addIssue({ code: 'custom', path: body.seconds === undefined ? [] : ['until'], message: 'give exactly one of seconds and until' });
+    }
+    if (body.max_seconds !== undefined && body.until === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['max_seconds'], message: 'only allowed with until' });
+    }
   })
   .meta({ id: 'MockClockAdvance' });
 
-export const ClockNow = z.object({ now: z.string() }).meta({ id: 'MockClockNow' });
+export const ClockNow = z
+  .object({
+    now: z.string(),
+    held: z.boolean().optional().describe('with until: true (a condition that cannot hold answers 409 and moves nothing)'),
+  })
+  .meta({ id: 'MockClockNow' });
 
 export const RecipeOverrideUpdate = z
   .strictObject({

@@ -96,6 +96,7 @@ export function createWebhookStore(db: Db) {
   const bySeq = db.prepare<[number], DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE seq = ?`);
   const byId = db.prepare<[string, string], DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE tenant_id = ? AND id = ?`);
   const pendingCount = db.prepare<[string], number>(`SELECT count(*) FROM webhook_deliveries WHERE tenant_id = ? AND state = 'pending'`).pluck();
+  const lastDue = db.prepare<[string], number | null>(`SELECT max(due_at_ms) FROM webhook_deliveries WHERE tenant_id = ? AND state = 'pending'`).pluck();
   const settle = db.prepare(
     `UPDATE webhook_deliveries SET state = @state, due_at_ms = @dueAtMs, tries = tries + 1, attempts = attempts + 1, last_error = @error
      WHERE seq = @seq AND state = 'pending'`,
@@ -160,6 +161,10 @@ export function createWebhookStore(db: Db) {
     },
     pending(tenantId: string): number {
       return pendingCount.get(tenantId)!;
+    },
+    /** The latest virtual time a pending delivery of the tenant falls due at; null with none pending. */
+    lastDueAtMs(tenantId: string): number | null {
+      return lastDue.get(tenantId)!;
     },
     /**
      * Records one attempt and what follows from it: delivered, pending again at `dueAtMs`, or

@@ -109,6 +109,31 @@ def snapshot_line(section):
     return match.group(1)
 
 
+def test_advance_until_ends_a_run_in_one_call_and_a_condition_that_cannot_hold_raises(pytester, run):
+    pytester.makepyfile(wire=WIRE)
+    pytester.makepyfile(test_until='''
+import pytest
+from pytest_nodus_mock.client import NodusMockError
+from wire import get, launch
+
+def test_until(nodus_mock):
+    workload = launch("until")
+    now = nodus_mock.advance_until("idle")
+    assert get(f"/v1/workloads/{workload}")[1]["status"] == "completed"
+    assert nodus_mock.control("GET", "/_mock/clock")["now"] == now
+    with pytest.raises(NodusMockError) as refused:
+        nodus_mock.advance_until({"workload_id": workload, "status": "failed"})
+    assert (refused.value.status, refused.value.code) == (409, "condition_unreachable")
+    assert "ended completed" in refused.value.message
+    other = launch("bounded")
+    with pytest.raises(NodusMockError) as bounded:
+        nodus_mock.advance_until({"workload_id": other, "status": "completed"}, max_seconds=1)
+    assert bounded.value.code == "max_seconds_reached"
+    assert nodus_mock.control("GET", "/_mock/clock")["now"] == now
+''')
+    run("-p", "no:randomly").assert_outcomes(passed=1)
+
+
 def test_a_failing_test_reports_its_inspector_link_and_last_20_requests(pytester, run):
     section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
     lines = section.splitlines()

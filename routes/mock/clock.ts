@@ -26,9 +26,13 @@ export default (async function mockClockRoutes(app) {
     schema: {
       operationId: 'advanceMockClock',
       tags: ['mock'],
-      summary: 'Move virtual time forward and materialise everything due',
+      summary: 'Move virtual time forward, by seconds or until a condition holds, and materialise everything due',
       body: ClockAdvance,
-      response: { 200: ClockNow, ...errorResponses(400, 413, 415) },
+      response: { 200: ClockNow, ...errorResponses(400, 404, 409, 413, 415) },
     },
-  }, async (request) => ({ now: isoTime(control.advanceClock(request.tenant.id, request.body.seconds)) }));
+  }, async (request) => {
+    const { seconds, until, max_seconds } = request.body;
+    if (until === undefined) return { now: isoTime(control.advanceClock(request.tenant.id, seconds!)) };
+    return { now: isoTime(control.advanceClockUntil(request.tenant.id, until, max_seconds)), held: true };
+  });
 }) satisfies FastifyPluginAsyncZod;

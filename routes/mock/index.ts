@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { emptyBodyWhereAllOptional } from '../../server/http/optional-body.js';
 import mockAdmissionRoutes from './admission.js';
 import mockAssetRoutes from './assets.js';
 import mockClockRoutes from './clock.js';
@@ -14,12 +15,14 @@ import mockWorkloadRuleRoutes from './workload-rules.js';
 /**
  * The control API, registered with the prefix /_mock: keyed like /v1, never journaled and never
  * faulted. Each handler runs after the journal's waiting rows are written, so what it reads or
- * deletes includes every request answered before it.
+ * deletes includes every request answered before it. A route whose body fields are all optional
+ * takes no body at all as `{}`.
  */
 const mock: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', app.authenticate);
   app.addHook('preHandler', app.journalHooks.flushFirst);
   app.setNotFoundHandler(app.notFound);
+  app.addHook('onRoute', emptyBodyWhereAllOptional);
 
   await app.register(mockClockRoutes);
   await app.register(mockAdmissionRoutes);

@@ -61,6 +61,12 @@ export class TenantUnit {
     this.tenantMaterialised = true;
   }
 
+  /** The tenant's workloads that have not ended, brought up to now. */
+  openWorkloads(): WorkloadRow[] {
+    this.everyWorkload();
+    return this.store.workloads.unsettled(this.tenantId);
+  }
+
   /** The simulated run behind a workload: its spec, interventions and timeline. */
   run(row: WorkloadRow): RunContext {
     return this.materialiser.context(row);

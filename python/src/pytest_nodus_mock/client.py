@@ -50,6 +50,16 @@ class NodusMock:
         """Moves the tenant's clock forward; answers the new virtual now."""
         return self.control("POST", "/_mock/clock/advance", {"seconds": seconds})["now"]
 
+    def advance_until(self, until, max_seconds=None):
+        """Moves the tenant's clock to the first virtual time at which `until` holds ("idle", or
+        {"workload_id": ..., "status": ...}); answers the new virtual now.
+
+        A condition that cannot hold, or does not within `max_seconds` (default a virtual week),
+        raises NodusMockError (409 `condition_unreachable` or `max_seconds_reached`), and the clock
+        does not move."""
+        body = {"until": until} if max_seconds is None else {"until": until, "max_seconds": max_seconds}
+        return self.control("POST", "/_mock/clock/advance", body)["now"]
+
     def fault(self, rule):
         """Adds a fault rule; answers the stored rule with its `id`."""
         return self.control("POST", "/_mock/faults", rule)

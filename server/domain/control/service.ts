@@ -16,6 +16,7 @@ import { addFault, takeFault, type FaultRuleInput } from './faults.js';
 import { leversView, setLevers } from './levers.js';
 import { applyScenario, type Scenario } from './scenarios.js';
 import { applyKeyMapping, registerKey, type Tenant } from './tenants.js';
+import { advanceUntil, UNTIL_MAX_SECONDS, type UntilCondition } from './until.js';
 
 /**
  * The mock's own levers and plumbing: keys, the clock, fault rules, the request journal, the
@@ -51,6 +52,11 @@ export function createControlService(deps: DomainContext) {
         unit.everyWorkload();
         return unit.nowMs;
       });
+    },
+
+    /** Moves virtual time to the first scheduled change at which the condition holds (until.ts); answers the new now. */
+    advanceClockUntil(tenantId: string, condition: UntilCondition, maxSeconds = UNTIL_MAX_SECONDS): number {
+      return units.atNow(tenantId, (unit) => advanceUntil(store, unit, condition, maxSeconds));
     },
 
     addFault(tenantId: string, rule: FaultRuleInput): FaultRow {
