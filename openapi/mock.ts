@@ -34,7 +34,8 @@ export const ClockUntil = z
       workload_id: z.string(),
       status: workloadStatus.describe('reached: the workload has been in this status, or (on the path accepted → … → running → completed) in a later one'),
     }),
-  ], { error: `must be "idle" or {"workload_id", "status"} with a status of ${workloadStatus.options.join(', ')}` })
+    z.strictObject({ rule: z.string().min(1).max(128).describe('a workload rule of this tenant: it has applied to a workload') }),
+  ], { error: `must be "idle", {"workload_id", "status"} with a status of ${workloadStatus.options.join(', ')}, or {"rule"}` })
   .meta({ id: 'MockClockUntil' });
 
 export const ClockAdvance = z

@@ -69,6 +69,9 @@ export function createWorkloadRuleStore(db: Db, cache: TenantCache) {
   const pending = db.prepare<[string], BindingRow>(
     `SELECT ${BINDING_COLUMNS} FROM workload_rule_bindings WHERE workload_id = ? AND state = 'pending' ORDER BY position`,
   );
+  const pendingOfRule = db.prepare<[string], BindingRow>(
+    `SELECT ${BINDING_COLUMNS} FROM workload_rule_bindings WHERE rule_id = ? AND state = 'pending' ORDER BY rowid`,
+  );
   const read = db.prepare('UPDATE workload_rule_bindings SET reads = reads + 1 WHERE workload_id = ? AND rule_id = ?');
   const settle = db.prepare(
     "UPDATE workload_rule_bindings SET state = ?, settled_at_ms = ?, note = ? WHERE workload_id = ? AND rule_id = ? AND state = 'pending'",
@@ -113,8 +116,13 @@ export function createWorkloadRuleStore(db: Db, cache: TenantCache) {
     bind(row: Omit<BindingRow, 'reads' | 'state' | 'settledAtMs' | 'note'> & { tenantId: string }): void {
       bind.run(row);
     },
+    /** A workload's bindings still to apply, in binding order. */
     pending(workloadId: string): BindingRow[] {
       return pending.all(workloadId);
+    },
+    /** A rule's bindings still to apply, first bound first. */
+    pendingOfRule(ruleId: string): BindingRow[] {
+      return pendingOfRule.all(ruleId);
     },
     countRead(workloadId: string, ruleId: string): void {
       read.run(workloadId, ruleId);

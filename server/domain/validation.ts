@@ -16,16 +16,18 @@ interface UnionIssue {
 }
 
 /**
- * A union that refused a value says only "Invalid input"; the branch that got furthest into the
- * value (the one with the deepest issue) says why, as if it were the only one.
+ * A union that refused a value says only "Invalid input" (or what its schema says it takes); when a
+ * branch got into the value, the one that got furthest (its deepest issue) says why, as if it were
+ * the only one.
  */
 function unionReason(item: ValidationItem): ValidationItem {
   const branches = item.params?.errors;
   if (item.keyword !== 'invalid_union' || !branches?.length) return item;
   const depth = (issues: UnionIssue[]) => Math.max(-1, ...issues.map((i) => i.path.length));
   const furthest = branches.reduce((best, branch) => (depth(branch) > depth(best) ? branch : best));
-  const issue = furthest.find((i) => i.path.length === depth(furthest));
-  if (!issue) return item;
+  // No branch got into the value: the union's own message says what it takes.
+  if (depth(furthest) < 1) return item;
+  const issue = furthest.find((i) => i.path.length === depth(furthest))!;
   const instancePath = [item.instancePath.replace(/\/$/, ''), ...issue.path.map(String)].join('/');
   return unionReason({ keyword: issue.code, instancePath, message: issue.message, params: issue });
 }

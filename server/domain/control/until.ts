@@ -3,8 +3,10 @@ import type { ClockUntil } from '../../../openapi/mock.js';
 import type { Store } from '../../../store/index.js';
 import type { WorkloadStatus } from '../../simulator/types.js';
 import { isoTime } from '../clock.js';
-import { conflict } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
+import { nextDue } from '../workloads/rules.js';
+import type { WorkloadRow } from '../../../store/workloads.js';
 
 export type UntilCondition = z.output<typeof ClockUntil>;
 
@@ -34,20 +36,36 @@ function reaches(status: WorkloadStatus, wanted: WorkloadStatus): boolean {
 
 const resumeless = (id: string) => `workload ${id} stays frozen: nothing resumes it`;
 
-function statusAnswer(unit: TenantUnit, workloadId: string, wanted: WorkloadStatus): UntilAnswer {
+type Look = { atMs: number; next: string };
+
+/**
+ * The earlier of a look and the workload's next workload rule: a rule may change the run (recover
+ * it, fail it), so the clock stops there and asks again rather than passing the moment the
+ * condition comes true.
+ */
+function beforeRules(store: Store, unit: TenantUnit, row: WorkloadRow, look: Look): Look {
+  const due = nextDue(store.workloadRules.pending(row.id), unit.run(row).timeline);
+  return due && due.atMs > unit.nowMs && due.atMs < look.atMs
+    ? { atMs: due.atMs, next: `workload rule ${due.binding.ruleId} comes due on workload ${row.id} at ${isoTime(due.atMs)}` }
+    : look;
+}
+
+function statusAnswer(store: Store, unit: TenantUnit, workloadId: string, wanted: WorkloadStatus): UntilAnswer {
   const row = unit.workload(workloadId);
   const { timeline } = unit.run(row);
   // The first status item that reaches it: in the past it holds, in the future that is when to look.
   for (const item of timeline.items) {
     if (item.kind !== 'status' || !reaches(item.status, wanted)) continue;
     if (item.atMs <= unit.nowMs) return { holds: true };
-    return { holds: false, atMs: item.atMs, next: `workload ${row.id} becomes ${item.status} at ${isoTime(item.atMs)}` };
+    return { holds: false, ...beforeRules(store, unit, row, { atMs: item.atMs, next: `workload ${row.id} becomes ${item.status} at ${isoTime(item.atMs)}` }) };
   }
   if (timeline.endAtMs === null) return { holds: false, never: resumeless(row.id) };
   const ended = `workload ${row.id} ended ${timeline.finalStatus} at ${isoTime(timeline.endAtMs)} without reaching ${wanted}`;
   if (timeline.endAtMs <= unit.nowMs) return { holds: false, never: ended };
-  // Its timeline ends elsewhere, but what materialising applies on the way may still change that.
-  return { holds: false, atMs: timeline.endAtMs, next: `workload ${row.id} ends ${timeline.finalStatus} at ${isoTime(timeline.endAtMs)} without reaching ${wanted}` };
+  // Its timeline ends elsewhere, but a workload rule on the way may still change that.
+  const end = { atMs: timeline.endAtMs, next: `workload ${row.id} ends ${timeline.finalStatus} at ${isoTime(timeline.endAtMs)} without reaching ${wanted}` };
+  const look = beforeRules(store, unit, row, end);
+  return look === end ? { holds: false, never: end.next } : { holds: false, ...look };
 }
 
 /**
@@ -56,25 +74,54 @@ function statusAnswer(unit: TenantUnit, workloadId: string, wanted: WorkloadStat
  * /_mock/webhooks/flush waits for those); one waiting for a retry at a later virtual time is not idle.
  */
 function idleAnswer(store: Store, unit: TenantUnit): UntilAnswer {
-  let last: { atMs: number; next: string } | undefined;
+  let last: Look | undefined;
+  let rules: Look | undefined;
   for (const row of unit.openWorkloads()) {
     const { endAtMs, finalStatus } = unit.run(row).timeline;
     if (endAtMs === null) return { holds: false, never: resumeless(row.id) };
-    if (!last || endAtMs > last.atMs) last = { atMs: endAtMs, next: `workload ${row.id} ends ${finalStatus} at ${isoTime(endAtMs)}` };
+    const end = { atMs: endAtMs, next: `workload ${row.id} ends ${finalStatus} at ${isoTime(endAtMs)}` };
+    if (!last || endAtMs > last.atMs) last = end;
+    const rule = beforeRules(store, unit, row, end);
+    if (rule !== end && (!rules || rule.atMs < rules.atMs)) rules = rule;
   }
   const dueAtMs = store.webhooks.lastDueAtMs(unit.tenantId);
   if (dueAtMs !== null && dueAtMs > unit.nowMs && (!last || dueAtMs > last.atMs)) {
     last = { atMs: dueAtMs, next: `a webhook delivery is retried at ${isoTime(dueAtMs)}` };
   }
-  // The latest end, not the earliest: nothing before it can make the whole tenant idle.
-  return last ? { holds: false, ...last } : { holds: true };
+  // The latest end, not the earliest: nothing before it can make the whole tenant idle, unless a
+  // workload rule before it changes when some run ends.
+  if (!last) return { holds: true };
+  return { holds: false, ...(rules && rules.atMs < last.atMs ? rules : last) };
+}
+
+/** A rule has applied once any of its bindings has; a binding waiting for a read never comes by moving the clock. */
+function ruleAnswer(store: Store, unit: TenantUnit, ruleId: string): UntilAnswer {
+  if (!store.workloadRules.get(unit.tenantId, ruleId)) throw notFound(`workload rule ${ruleId}`);
+  if (store.workloadRules.bindings(ruleId, 0).counts.applied > 0) return { holds: true };
+  let look: Look | undefined;
+  for (const binding of store.workloadRules.pendingOfRule(ruleId)) {
+    const row = unit.workload(binding.workloadId);
+    const due = nextDue([binding], unit.run(row).timeline);
+    if (due && (!look || due.atMs < look.atMs)) {
+      look = { atMs: due.atMs, next: `workload rule ${ruleId} comes due on workload ${row.id} at ${isoTime(due.atMs)}` };
+    }
+  }
+  if (look) return { holds: false, ...look };
+  const { counts } = store.workloadRules.bindings(ruleId, 0);
+  return {
+    holds: false,
+    never: counts.pending
+      ? `workload rule ${ruleId} waits only for reads of rl-events, which moving the clock does not make`
+      : `workload rule ${ruleId} has no binding left to apply (bound ${counts.skipped} workloads, each skipped); a workload launched later may still match it`,
+  };
 }
 
 /** The condition at the unit's now, every workload materialised up to it. */
 export function untilAnswer(store: Store, unit: TenantUnit, condition: UntilCondition): UntilAnswer {
   unit.everyWorkload();
   if (condition === 'idle') return idleAnswer(store, unit);
-  return statusAnswer(unit, condition.workload_id, condition.status);
+  if ('rule' in condition) return ruleAnswer(store, unit, condition.rule);
+  return statusAnswer(store, unit, condition.workload_id, condition.status);
 }
 
 /**

@@ -83,15 +83,11 @@ function cachedTriggerTime(binding: BindingRow, timeline: Timeline): number | un
 }
 
 /**
- * The earliest binding of the workload whose trigger has come by `nowMs` (a trigger that can no
- * longer come, once the run has ended), or undefined. Costs nothing for a tenant without rules,
- * which is nearly every one: it has no binding pending either.
+ * When the earliest of these pending bindings comes due in this timeline: its trigger's time, or
+ * the run's end for a trigger that can no longer come (`never`). Undefined when none is in sight
+ * (a `reads` trigger waits for a read, which no clock move makes).
  */
-export function dueRule(deps: Deps, row: WorkloadRow, nowMs: number): DueRule | undefined {
-  if (deps.store.workloadRules.list(row.tenantId).length === 0) return undefined;
-  const pending = deps.store.workloadRules.pending(row.id);
-  if (pending.length === 0) return undefined;
-  const { timeline } = deps.materialiser.context(row);
+export function nextDue(pending: readonly BindingRow[], timeline: Timeline): DueRule | undefined {
   let due: DueRule | undefined;
   for (const binding of pending) {
     const at = JSON.parse(binding.at) as RuleTrigger;
@@ -102,9 +98,21 @@ export function dueRule(deps: Deps, row: WorkloadRow, nowMs: number): DueRule | 
       atMs = timeline.endAtMs;
       never = `the run ended (${timeline.finalStatus}) before ${describe(at)}`;
     }
-    if (atMs !== undefined && atMs <= nowMs && (!due || atMs < due.atMs)) due = { binding, atMs, ...(never ? { never } : {}) };
+    if (atMs !== undefined && (!due || atMs < due.atMs)) due = { binding, atMs, ...(never ? { never } : {}) };
   }
   return due;
+}
+
+/**
+ * The workload's binding due by `nowMs`, earliest first, or undefined. Costs nothing for a tenant
+ * without rules, which is nearly every one: it has no binding pending either.
+ */
+export function dueRule(deps: Deps, row: WorkloadRow, nowMs: number): DueRule | undefined {
+  if (deps.store.workloadRules.list(row.tenantId).length === 0) return undefined;
+  const pending = deps.store.workloadRules.pending(row.id);
+  if (pending.length === 0) return undefined;
+  const due = nextDue(pending, deps.materialiser.context(row).timeline);
+  return due && due.atMs <= nowMs ? due : undefined;
 }
 
 /**

@@ -253,3 +253,32 @@ t.test('a version 2 snapshot (no workload rules) still restores; a pending bindi
   const orphan = await s.call('PUT', '/_mock/snapshot', { body: { ...snapshot, tenant: { ...snapshot.tenant, tables: { ...older, workload_rules: [], workload_rule_bindings: bindings } } } });
   t.match(orphan.body, { error: 'invalid_snapshot', message: /workload_rule_bindings\.0\.rule_id: names workload_rules id wr_\w+, which this snapshot does not hold/ });
 });
+
+t.test('advance until a rule has applied, or a status only a rule brings, stops right there; a rule that cannot apply is a 409', async (t) => {
+  const s = await startServer(t);
+  await manual(s);
+  const rule = await addRule(s, { match: { mode: 'train' }, at: { phase: 'training', step: 4 }, action: { type: 'recover' } });
+  const failing = await addRule(s, { match: { mode: 'evaluate' }, at: { running_seconds: 3 }, action: { type: 'fail' } });
+  const waiting = await addRule(s, { match: { mode: 'evaluate' }, at: { reads: 5 }, action: { type: 'fail' } });
+  const train = await launchRun(s, TRAIN);
+  const advanceUntil = (until: unknown) => s.call('POST', '/_mock/clock/advance', { body: { until } });
+  const recovering = await advanceUntil({ workload_id: train.id, status: 'recovering' });
+  t.equal(recovering.status, 200, recovering.text);
+  const [listed] = await rules(s);
+  t.equal(Date.parse(recovering.body.now), Date.parse(listed.workloads[0].settled_at) + 1, 'at the recovery the rule made, 1 ms after its trigger');
+  t.equal((await s.call('GET', `/v1/workloads/${train.id}`)).body.status, 'recovering');
+  t.same((await advanceUntil({ rule: rule.id })).body, { now: recovering.body.now, held: true }, 'the rule has applied: nothing moves');
+
+  const evaluation = await launchRun(s, EVALUATE);
+  const failed = await advanceUntil({ rule: failing.id });
+  t.equal(failed.status, 200);
+  t.equal((await s.call('GET', `/v1/workloads/${evaluation.id}`)).body.status, 'failed');
+  const idle = await advanceUntil('idle');
+  t.equal(idle.status, 200);
+  t.equal(idle.body.now, (await s.call('GET', `/v1/workloads/${train.id}`)).body.updated_at, 'idle when the recovered run completes');
+
+  const unreachable = await advanceUntil({ rule: waiting.id });
+  t.equal(unreachable.status, 409);
+  t.match(unreachable.body, { error: 'condition_unreachable', message: `the condition cannot hold: workload rule ${waiting.id} waits only for reads of rl-events, which moving the clock does not make` });
+  t.equal((await advanceUntil({ rule: 'wr_0000000000000000' })).status, 404);
+});
