@@ -6,11 +6,13 @@ import { loadCatalog } from '../../server/domain/catalog/index.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { loadScenario } from '../../server/domain/control/scenarios.js';
 import { MAIN } from '../helpers/cli.js';
-import { call, startServer, tempDbPath } from '../helpers/server.js';
-import { legCounting } from '../helpers/rl.js';
+import { call, startServer, tempDbPath, withKey, type TestServer } from '../helpers/server.js';
+import { launchRun, legCounting } from '../helpers/rl.js';
 
 const FLAKY = join(packageRoot(), 'scenarios', 'flaky-launch.json');
 const DEGRADED = join(packageRoot(), 'scenarios', 'degraded-evidence.json');
+const RECOVERED = join(packageRoot(), 'scenarios', 'recovered-training.json');
+const LATE_GRADING = join(packageRoot(), 'scenarios', 'late-grading.json');
 
 /** Writes `document` next to a temporary database and answers its path. */
 function scenarioFile(dbPath: string, name: string, document: unknown): string {
@@ -72,6 +74,55 @@ t.test('degraded-evidence.json: a manual clock, a 503 then slow event reads', as
   t.equal((await s.call('GET', '/_mock/clock')).body.mode, 'realtime', 'other keys keep the default clock');
 });
 
+/**
+ * The application under test, which keeps its run's id to itself: it launches a train run and
+ * reads its task evidence as the SDK's docs do (client.rl.events with after=next_cursor until
+ * has_more is false, polling while the workload is active, once more after it ends). It answers
+ * the rows and the last page only.
+ */
+async function launchAndReadEvidence(s: TestServer, key: string) {
+  const { id } = await launchRun(withKey(s, key), legCounting({ mode: 'train', training_steps: 10, evaluation_tasks: 8 }));
+  const rows: any[] = [];
+  let cursor: string | undefined;
+  let last: any;
+  for (let ended = false; ;) {
+    const page = await s.call('GET', `/v1/workloads/${id}/rl-events?limit=100${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`, { key });
+    rows.push(...page.body.events);
+    cursor = page.body.next_cursor;
+    last = page.body;
+    if (page.body.has_more) continue;
+    if (ended) return { rows, last };
+    ended = ['completed', 'failed', 'cancelled'].includes((await s.call('GET', `/v1/workloads/${id}`, { key })).body.status);
+  }
+}
+
+t.test('recovered-training.json: an application that launches its own run reads generations 1 and 2, the replayed events in both, and the drops', async (t) => {
+  const s = await startServer(t, { scenario: RECOVERED });
+  const { rows, last } = await launchAndReadEvidence(s, 'nk_test_recovery');
+  t.same([...new Set(rows.map((r) => r.generation))], [1, 2]);
+  const ids = (generation: number) => rows.filter((r) => r.generation === generation).map((r) => r.event.event_id);
+  const replayed = ids(1).slice(-5);
+  t.same(ids(2).slice(0, 5), replayed, 'the last 5 task events of generation 1 come first in generation 2, with the same event_ids');
+  t.equal(last.dropped_events, 2);
+  t.equal(last.truncated, true);
+  const [rule] = (await s.call('GET', '/_mock/workload-rules', { key: 'nk_test_recovery' })).body.rules;
+  t.match(rule, { source: 'scenario', matched: 1, bound: 1, applied: 1 });
+});
+
+t.test('late-grading.json: an evaluation\'s grading plan arrives after the client\'s second read of its events', async (t) => {
+  const s = withKey(await startServer(t, { scenario: LATE_GRADING }), 'nk_test_late_grading');
+  const { id } = await launchRun(s, legCounting({ recipe_id: 'arc-easy', evaluation_tasks: 8 }));
+  await s.call('POST', '/_mock/clock/advance', { body: { until: 'idle' } });
+  const results = () => s.call('GET', `/v1/workloads/${id}/rl-grading-results?revision=1`);
+  t.equal((await results()).status, 404, 'no plan yet');
+  await s.call('GET', `/v1/workloads/${id}/rl-events`);
+  t.equal((await results()).status, 404, 'nor after one read');
+  await s.call('GET', `/v1/workloads/${id}/rl-events`);
+  const graded = await results();
+  t.equal(graded.status, 200, 'after the second read it is there');
+  t.equal(graded.body.receipts.length, 8, 'a receipt per evaluation task');
+});
+
 t.test('restarts do not apply an unchanged entry twice; a changed one replaces its faults', async (t) => {
   const dbPath = tempDbPath(t);
   const key = 'nk_test_flaky';
@@ -113,6 +164,7 @@ t.test('scenario errors name the entry and the field', async (t) => {
     [entry({ recipes: { 'no-such-recipe': { available: false } } }), /keys\["nk_test_x"\]\.recipes\["no-such-recipe"\]: no such recipe/],
     [entry({ budget: { monthly_spend_cap_usd: -1 } }), /keys\["nk_test_x"\]\.budget\.monthly_spend_cap_usd: /],
     [entry({ wat: 1 }), /keys\["nk_test_x"\]: Unrecognized key: "wat"/],
+    [entry({ workload_rules: [{ at: { phase: 'baseline', step: 2 }, action: { type: 'fail' } }] }), /keys\["nk_test_x"\]\.workload_rules\[0\]\.at\.step: only allowed with phase training/],
   ];
   for (const [document, pattern] of cases) {
     t.throws(() => loadScenario(scenarioFile(dbPath, 'bad.json', document), catalog), { name: 'ScenarioError', message: pattern });
