@@ -3,6 +3,7 @@ import type { clockMode } from '../../openapi/primitives.js';
 import type { Config } from '../config.js';
 import type { Store } from '../../store/index.js';
 import type { ClockRow } from '../../store/tenants.js';
+import { badRequest } from './errors.js';
 
 export type ClockMode = z.infer<typeof clockMode>;
 
@@ -47,15 +48,19 @@ export class VirtualClock {
     return this.view(tenantId);
   }
 
+  /** Moves the clock forward; a move past the end of its range is a 400 and moves nothing. */
   advance(tenantId: string, seconds: number): ClockView {
     const row = this.store.tenants.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
-    this.store.tenants.setClock(tenantId, {
-      ...row,
-      anchorWallMs: wall,
-      anchorVirtualMs: current.nowMs + Math.round(seconds * 1000),
-    });
+    const target = current.nowMs + Math.round(seconds * 1000);
+    if (target > CLOCK_RANGE_MS.max) {
+      throw badRequest(
+        'clock_out_of_range',
+        `advancing ${seconds} s would move the clock to ${isoTime(Math.min(target, MAX_DATE_MS))}, past the end of its range, ${isoTime(CLOCK_RANGE_MS.max)} (it is ${isoTime(current.nowMs)})`,
+      );
+    }
+    this.store.tenants.setClock(tenantId, { ...row, anchorWallMs: wall, anchorVirtualMs: target });
     return this.view(tenantId);
   }
 
@@ -83,7 +88,8 @@ export class VirtualClock {
     const mode = row.mode ?? this.config.clock;
     const scale = row.scale ?? this.config.timeScale;
     const elapsed = mode === 'realtime' ? Math.max(0, wall - row.anchorWallMs) * scale : 0;
-    return { mode, scale, nowMs: row.anchorVirtualMs + Math.floor(elapsed) };
+    // A realtime clock stops at the end of the range rather than run past it.
+    return { mode, scale, nowMs: Math.min(row.anchorVirtualMs + Math.floor(elapsed), Math.max(row.anchorVirtualMs, CLOCK_RANGE_MS.max)) };
   }
 }
 
@@ -94,6 +100,8 @@ export class VirtualClock {
  * writes four-digit years. A restored snapshot's times are held to it (snapshots/checks.ts).
  */
 export const CLOCK_RANGE_MS = { min: 0, max: Date.UTC(5000, 0, 1) } as const;
+/** The last instant a Date can hold: an ISO text of anything later throws. */
+const MAX_DATE_MS = 8.64e15;
 
 export const inClockRange = (ms: number): boolean => Number.isSafeInteger(ms) && ms >= CLOCK_RANGE_MS.min && ms <= CLOCK_RANGE_MS.max;
 

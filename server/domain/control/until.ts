@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ClockUntil } from '../../../openapi/mock.js';
 import type { Store } from '../../../store/index.js';
 import type { WorkloadStatus } from '../../simulator/types.js';
-import { isoTime } from '../clock.js';
+import { CLOCK_RANGE_MS, isoTime } from '../clock.js';
 import { conflict, notFound } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { nextDue } from '../workloads/rules.js';
@@ -131,7 +131,8 @@ export function untilAnswer(store: Store, unit: TenantUnit, condition: UntilCond
  * cannot hold, or does not by the bound, moves nothing.
  */
 export function advanceUntil(store: Store, unit: TenantUnit, condition: UntilCondition, maxSeconds: number): number {
-  const boundMs = unit.nowMs + Math.round(maxSeconds * 1000);
+  // No further than the end of the clock's range either.
+  const boundMs = Math.min(unit.nowMs + Math.round(maxSeconds * 1000), Math.max(unit.nowMs, CLOCK_RANGE_MS.max));
   for (;;) {
     const answer = untilAnswer(store, unit, condition);
     if (answer.holds) return unit.nowMs;
@@ -139,7 +140,7 @@ export function advanceUntil(store: Store, unit: TenantUnit, condition: UntilCon
     if (unit.nowMs >= boundMs) {
       throw conflict(
         'max_seconds_reached',
-        `the condition does not hold within max_seconds (${maxSeconds}, until ${isoTime(boundMs)}): ${answer.next}; the clock did not move`,
+        `the condition does not hold within max_seconds (${maxSeconds}, until ${isoTime(boundMs)}${boundMs === CLOCK_RANGE_MS.max ? ', the end of the clock\'s range' : ''}): ${answer.next}; the clock did not move`,
       );
     }
     if (answer.atMs <= unit.nowMs) throw new Error(`advance until: the next look at ${answer.atMs} is not after now ${unit.nowMs}`);

@@ -138,3 +138,23 @@ t.test('until idle passes a webhook retry waiting on the virtual clock; a due de
   const retried = await advance(s, { until: 'idle' });
   t.same(retried.json(), { now: new Date(Date.parse(ended) + 60_000).toISOString(), held: true }, 'moved to the retry, no further');
 });
+
+t.test('the clock has an end: an advance past the start of year 5000 is a 400 naming it and moves nothing', async (t) => {
+  const s = await startServer(t, { clock: 'manual' });
+  const year = 365 * 24 * 3600;
+  const start = Date.parse(await now(s));
+  const tenYears = 10 * year;
+  // About 300 moves of ten years reach the end through the normal API.
+  let moves = 0;
+  for (; Date.parse(await now(s)) + tenYears * 1000 <= Date.UTC(5000, 0, 1); moves++) t.equal((await advance(s, { seconds: tenYears })).statusCode, 200);
+  t.ok(moves > 250, `${moves} moves from ${new Date(start).toISOString()}`);
+  const before = await now(s);
+  const past = await advance(s, { seconds: tenYears });
+  t.equal(past.statusCode, 400);
+  t.match(past.json(), { error: 'clock_out_of_range', message: /past the end of its range, 5000-01-01T00:00:00\.000Z/ });
+  t.equal(await now(s), before, 'not moved');
+  const { id } = await launchRun(s, legCounting());
+  const until = await advance(s, { until: { workload_id: id, status: 'completed' }, max_seconds: tenYears });
+  t.equal(until.statusCode, 200, 'a run launched near the end still ends inside the range');
+  t.equal((await s.call('GET', `/v1/workloads/${id}`)).status, 200, 'its reads answer');
+});
