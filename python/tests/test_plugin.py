@@ -236,7 +236,7 @@ def test_the_failing_test_snapshot_is_written_and_its_command_restores_it_under_
     assert args == ["--restore", path, "--restore-key", state["key"]]
     with open(path) as file:
         document = json.load(file)
-    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 2
+    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 3
     restored = restore(server_command, args, "/v1/workloads/" + state["workload"]["id"])
     # The link the restored server prints is the test's tenant, at the run the test launched, as it was.
     assert restored["inspector"] == f"{restored['url']}/_mock/ui/#key={state['key']}&workload={state['workload']['id']}"
