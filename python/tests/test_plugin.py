@@ -134,6 +134,84 @@ def test_until(nodus_mock):
     run("-p", "no:randomly").assert_outcomes(passed=1)
 
 
+RECOVERED_TRAIN_RUN = {"keys": {"nk_test_x": {
+    # A thousand virtual seconds a wall second: the run lasts about one, so the reader, which never
+    # sleeps, polls it while active; the rows it gets are the same however its polls fall.
+    "clock": {"mode": "realtime", "scale": 1000},
+    "workload_rules": [{"match": {"mode": "train"}, "at": {"phase": "training", "step": 3},
+                        "action": [{"type": "recover", "replay_last": 5}, {"type": "drop_events", "count": 2}]}]}}}
+
+# The code under test: it launches its own run and reads its task events as the SDK's reader does,
+# so the test never holds the workload id.
+APPLICATION = '''
+import urllib.parse
+from wire import call
+
+TRAIN = {"recipe_id": "reasoning-gym-leg-counting", "recipe_version": "1.0.0", "mode": "train", "training_steps": 10}
+
+
+def train_and_read_events(base_url, api_key):
+    """Launches a train run (client.rl.launch), then pages its events (client.rl.events) with the
+    cursor, polling while the run is active and once more after it ended; answers the rows and the last page."""
+    where = {"url": base_url, "key": api_key}
+    status, preview = call("POST", "/v1/rl-runs/preview", TRAIN, **where)
+    assert status == 200, preview
+    launch = {**preview["configuration"], "review_token": preview["review_token"]}
+    status, run = call("POST", "/v1/rl-runs", launch, idempotency_key="train-1", **where)
+    assert status == 202, run
+    workload = run["workload_id"]
+    rows, cursor, ended = [], None, False
+    while True:
+        query = {"limit": 100} if cursor is None else {"limit": 100, "after": cursor}
+        status, page = call("GET", f"/v1/workloads/{workload}/rl-events?" + urllib.parse.urlencode(query), **where)
+        assert status == 200, page
+        rows += page["events"]
+        cursor = page["next_cursor"]
+        if page["has_more"]:
+            continue
+        if ended:
+            return rows, page
+        ended = call("GET", f"/v1/workloads/{workload}", **where)[1]["status"] in ("completed", "failed", "cancelled")
+'''
+
+
+def test_workload_rules_of_the_marker_scenario_and_of_the_client_act_on_the_runs_the_code_under_test_launches(pytester, run):
+    pytester.makefile(".json", recovered=json.dumps(RECOVERED_TRAIN_RUN))
+    pytester.makepyfile(wire=WIRE, application=APPLICATION)
+    pytester.makepyfile(test_rules='''
+import os
+import pytest
+from application import train_and_read_events
+from wire import get, launch
+
+@pytest.mark.nodus_mock(scenario="recovered.json")
+def test_the_reader_sees_the_recovery_the_scenario_scripted(nodus_mock):
+    rows, last = train_and_read_events(os.environ["NODUS_BASE_URL"], os.environ["NODUS_API_KEY"])
+    generations = [row["generation"] for row in rows]
+    assert sorted(set(generations)) == [1, 2] and generations == sorted(generations)
+    first = [row["event"]["event_id"] for row in rows if row["generation"] == 1]
+    second = [row["event"]["event_id"] for row in rows if row["generation"] == 2]
+    assert len(second[:5]) == 5 and second[:5] == first[-5:]
+    assert (last["dropped_events"], last["truncated"]) == (2, True)
+    [rule] = nodus_mock.workload_rules()
+    assert (rule["source"], rule["bound"], rule["applied"]) == ("api", 1, 1)
+
+def test_rules_made_and_cleared_by_the_test(nodus_mock):
+    rule = nodus_mock.workload_rule({"at": {"running_seconds": 5}, "action": {"type": "fail", "reason": "node lost"}})
+    assert rule["id"].startswith("wr_") and rule["bound"] == 0
+    failed = launch("failed-by-the-rule")
+    nodus_mock.advance_until({"rule": rule["id"]})
+    assert get(f"/v1/workloads/{failed}")[1]["status"] == "failed"
+    assert [(r["id"], r["applied"], [w["workload_id"] for w in r["workloads"]]) for r in nodus_mock.workload_rules()] == [(rule["id"], 1, [failed])]
+    nodus_mock.clear_workload_rules()
+    assert nodus_mock.workload_rules() == []
+    spared = launch("after-the-rules")
+    nodus_mock.advance_until("idle")
+    assert get(f"/v1/workloads/{spared}")[1]["status"] == "completed"
+''')
+    run("-p", "no:randomly").assert_outcomes(passed=2)
+
+
 def test_a_failing_test_reports_its_inspector_link_and_last_20_requests(pytester, run):
     section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
     lines = section.splitlines()
@@ -158,7 +236,7 @@ def test_the_failing_test_snapshot_is_written_and_its_command_restores_it_under_
     assert args == ["--restore", path, "--restore-key", state["key"]]
     with open(path) as file:
         document = json.load(file)
-    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 2
+    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 3
     restored = restore(server_command, args, "/v1/workloads/" + state["workload"]["id"])
     # The link the restored server prints is the test's tenant, at the run the test launched, as it was.
     assert restored["inspector"] == f"{restored['url']}/_mock/ui/#key={state['key']}&workload={state['workload']['id']}"

@@ -51,8 +51,9 @@ class NodusMock:
         return self.control("POST", "/_mock/clock/advance", {"seconds": seconds})["now"]
 
     def advance_until(self, until, max_seconds=None):
-        """Moves the tenant's clock to the first virtual time at which `until` holds ("idle", or
-        {"workload_id": ..., "status": ...}); answers the new virtual now.
+        """Moves the tenant's clock to the first virtual time at which `until` holds ("idle",
+        {"workload_id": ..., "status": ...}, or {"rule": id}, once that workload rule has applied);
+        answers the new virtual now.
 
         A condition that cannot hold, or does not within `max_seconds` (default a virtual week),
         raises NodusMockError (409 `condition_unreachable` or `max_seconds_reached`), and the clock
@@ -63,6 +64,19 @@ class NodusMock:
     def fault(self, rule):
         """Adds a fault rule; answers the stored rule with its `id`."""
         return self.control("POST", "/_mock/faults", rule)
+
+    def workload_rule(self, rule):
+        """Adds a workload rule (`match`, `at`, `action`), which binds the matching workloads
+        launched after it; answers the stored rule with its `id`."""
+        return self.control("POST", "/_mock/workload-rules", rule)
+
+    def workload_rules(self):
+        """The tenant's workload rules, each with its counters and the workloads it bound."""
+        return self.control("GET", "/_mock/workload-rules")["rules"]
+
+    def clear_workload_rules(self):
+        """Deletes every workload rule of the tenant; what a rule already applied stays."""
+        self.control("DELETE", "/_mock/workload-rules")
 
     def requests(self, path=None, method=None, limit=None):
         """The tenant's request journal, newest first."""

@@ -77,10 +77,11 @@ def scenario_entry(path, key):
 def apply_entry(mock, path, key, entry):
     """What the server does with an entry at start, as control calls in the same order."""
     where = f'{path}: keys["{key}"]'
-    unknown = sorted(set(entry) - {"clock", "faults", "recipes", "budget", "levers"})
+    unknown = sorted(set(entry) - {"clock", "faults", "workload_rules", "recipes", "budget", "levers"})
     if unknown:
         raise MarkerError(f"nodus_mock: scenario {where}: unknown field {', '.join(unknown)}")
     calls = [("POST", "/_mock/faults", rule) for rule in entry.get("faults", [])]
+    calls += [("POST", "/_mock/workload-rules", rule) for rule in entry.get("workload_rules", [])]
     calls += [("PATCH", "/_mock/recipes/" + urllib.parse.quote(recipe, safe=""), update)
               for recipe, update in entry.get("recipes", {}).items()]
     if "budget" in entry:
