@@ -85,20 +85,23 @@ async function launchAndReadEvidence(s: TestServer, key: string) {
   const rows: any[] = [];
   let cursor: string | undefined;
   let last: any;
+  let readWhileActive = 0;
   for (let ended = false; ;) {
     const page = await s.call('GET', `/v1/workloads/${id}/rl-events?limit=100${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`, { key });
     rows.push(...page.body.events);
     cursor = page.body.next_cursor;
     last = page.body;
+    if (!ended) readWhileActive += page.body.events.length;
     if (page.body.has_more) continue;
-    if (ended) return { rows, last };
+    if (ended) return { rows, last, readWhileActive };
     ended = ['completed', 'failed', 'cancelled'].includes((await s.call('GET', `/v1/workloads/${id}`, { key })).body.status);
   }
 }
 
 t.test('recovered-training.json: an application that launches its own run reads generations 1 and 2, the replayed events in both, and the drops', async (t) => {
   const s = await startServer(t, { scenario: RECOVERED });
-  const { rows, last } = await launchAndReadEvidence(s, 'nk_test_recovery');
+  const { rows, last, readWhileActive } = await launchAndReadEvidence(s, 'nk_test_recovery');
+  t.ok(readWhileActive > 0, `the reader saw ${readWhileActive} rows while the run was active`);
   t.same([...new Set(rows.map((r) => r.generation))], [1, 2]);
   const ids = (generation: number) => rows.filter((r) => r.generation === generation).map((r) => r.event.event_id);
   const replayed = ids(1).slice(-5);
