@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
@@ -178,6 +179,21 @@ t.test('scenario errors name the entry and the field', async (t) => {
   await t.rejects(startServer(t, { scenario: foreign }), { name: 'ScenarioError', message: /foreign\.json: keys\["nk_live_x"\]: API keys on this mock start with nk_test_/ });
   const shared = scenarioFile(dbPath, 'shared.json', { keys: { k1: {}, k2: {} } });
   await t.rejects(startServer(t, { scenario: shared, keys: [{ key: 'k1', tenant: 'team' }, { key: 'k2', tenant: 'team' }] }), { message: /keys\["k2"\]: same tenant as keys\["k1"\]/ });
+});
+
+t.test('a scenario whose clock move would pass the end of the clock\'s range stops the start, naming the entry and the limit', async (t) => {
+  const dbPath = tempDbPath(t);
+  const near = await startServer(t, { db: dbPath });
+  const key = 'nk_test_late';
+  await near.call('GET', '/_mock/clock', { key });
+  const tenantId = `tn_${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
+  near.store.tenants.setClock(tenantId, { mode: 'manual', scale: null, anchorWallMs: 0, anchorVirtualMs: Date.UTC(4999, 11, 31) });
+  await near.close();
+  const file = scenarioFile(dbPath, 'late.json', { keys: { [key]: { clock: { mode: 'manual', advance_seconds: 7 * 24 * 3600 } } } });
+  await t.rejects(startServer(t, { db: dbPath, scenario: file }), {
+    name: 'ScenarioError',
+    message: /late\.json: keys\["nk_test_late"\]: advancing 604800 s would move the clock to 5000-01-07T00:00:00\.000Z, past the end of its range, 5000-01-01T00:00:00\.000Z/,
+  });
 });
 
 t.test('the CLI stops with exit 2 and one line on a bad scenario', async (t) => {

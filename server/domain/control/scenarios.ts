@@ -108,7 +108,13 @@ export function applyScenario(deps: DomainContext, scenario: Scenario): string[]
       keyOfTenant.set(tenantId, key);
       const sha256 = canonicalSha256(entry);
       if (deps.store.scenarios.appliedSha256(tenantId) === sha256) continue;
-      atNow(tenantId, (unit) => applyEntry(deps, unit, entry));
+      try {
+        atNow(tenantId, (unit) => applyEntry(deps, unit, entry));
+      } catch (err) {
+        // What the file asks may still not fit the tenant as it stands (a clock near its end).
+        if (err instanceof DomainError) throw new ScenarioError(`${where}: ${err.message}`);
+        throw err;
+      }
       deps.store.scenarios.recordApplied(tenantId, sha256, deps.clock.wallNow());
       applied.push(tenantId);
     }
