@@ -1,7 +1,7 @@
 // The inspector (issue 17): one page over the tenant's /v1 and /_mock API. The key comes from the
 // URL fragment (#key=..., which no server sees) or a form, and is kept in sessionStorage. Views
 // are chosen by the fragment: #workload=ID (a run), #view=sweep&sweep=ID (a sweep's runs),
-// #view=requests, #view=faults, else workloads.
+// #view=requests, #view=faults (fault and workload rules), else workloads.
 // Everything long is read a page at a time: a run of 100,000 task events opens with one page.
 
 import { CallError, createApi, REQUEST_ID_PREFIX, seg } from './api.js';
@@ -277,7 +277,7 @@ async function lifecycleEvents(id) {
   return { events, complete: false };
 }
 
-/** `made`: the rule that made each lifecycle event an intervention of a workload rule made, by event id. */
+/** `made` maps a lifecycle event's id to the workload rule whose intervention made it (ruleMadeEvents). */
 function timelineSection(w, lifecycle, made) {
   if (lifecycle.error) return section('Lifecycle', 'lifecycle', failed(lifecycle));
   const { events, complete } = lifecycle.value;
@@ -296,8 +296,7 @@ function timelineSection(w, lifecycle, made) {
     if (e.event_type === 'workload.recovered') {
       const rule = made.get(e.id);
       markers.push({ at, kind: 'recovered', rule, label: `generation ${e.payload?.generation}${rule ? ` · ${rule}` : ''}` });
-    }
-    else if (e.event_type === 'rl.phase_started') markers.push({ at, kind: 'phase', label: e.payload?.phase });
+    } else if (e.event_type === 'rl.phase_started') markers.push({ at, kind: 'phase', label: e.payload?.phase });
     else if (e.event_type === 'rl.export_started') markers.push({ at, kind: 'phase', label: 'export' });
     else if (e.event_type === 'rl.training_step') markers.push({ at, kind: 'step' });
   }
@@ -700,7 +699,7 @@ const describeTrigger = (at) => Object.entries(at).map(([k, v]) => `${k} ${v}`).
 function describeRuleAction(action) {
   return [action].flat().map((a) => {
     if (a.type === 'recover') return `recover${a.replay_last ? `, replaying ${a.replay_last}` : ''}`;
-    if (a.type === 'drop_events') return `drop ${a.count} events`;
+    if (a.type === 'drop_events') return `drop ${a.count} event${a.count === 1 ? '' : 's'}`;
     if (a.type === 'fail') return `fail${a.reason ? `: ${a.reason}` : ''}`;
     return a.type;
   }).join(' + ');
@@ -718,7 +717,7 @@ function workloadRulesSection(rules) {
   const rows = list.map((r) => h('tr', { class: 'workload-rule-row', 'data-id': r.id },
     h('td', { class: 'mono small' }, r.id), h('td', {}, describeMatch(r.match)), h('td', {}, describeTrigger(r.at)),
     h('td', {}, describeRuleAction(r.action)), h('td', {}, r.source), h('td', { class: 'nowrap' }, fmtTime(r.created_at)),
-    ['matched', 'bound', 'pending', 'applied', 'skipped'].map((n) => h('td', { class: `num count-${n}` }, String(r[n]))),
+    ['matched', 'bound', 'pending', 'applied', 'skipped'].map((n) => h('td', { class: 'num' }, String(r[n]))),
     h('td', { class: 'bindings' },
       r.workloads.map((b) => h('div', { class: 'binding', 'data-workload': b.workload_id, 'data-state': b.state }, runLink(b.workload_id), ' ', bindingOutcome(b))),
       r.bound > r.workloads.length ? h('div', { class: 'muted small' }, `and ${r.bound - r.workloads.length} more`) : null),
@@ -739,9 +738,10 @@ function ruleBindings(rules, workloadId) {
 }
 
 /**
- * The lifecycle events a rule's intervention made, by event id. The API records the rule with the
- * intervention but shows neither in the lifecycle; a rule's n-th action takes effect n ms after the
- * binding's `settled_at`, which no other intervention shares, so that time names the rule.
+ * The lifecycle events a rule's intervention made, by event id. The server records the rule with
+ * the intervention, but /v1 shows only what it did to the run; a rule's nth action takes effect n ms
+ * after the binding's `settled_at`, so that moment and the kind of event the action makes name the
+ * rule.
  */
 function ruleMadeEvents(events, bindings) {
   const made = new Map();

@@ -154,7 +154,7 @@ t.test('workload rules beside the faults with what each did to the runs it bound
   t.same(await counts(never), ['1', '1', '0', '0', '1']);
   t.equal(await text(page, `${row(recovers)} td:nth-child(2)`), 'mode train');
   t.equal(await text(page, `${row(recovers)} td:nth-child(3)`), 'phase training step 3');
-  t.equal(await text(page, `${row(recovers)} td:nth-child(4)`), 'recover, replaying 2 + drop 1 events');
+  t.equal(await text(page, `${row(recovers)} td:nth-child(4)`), 'recover, replaying 2 + drop 1 event');
   t.equal(await text(page, `${row(recovers)} td:nth-child(5)`), 'api');
   t.equal(await text(page, `${row(fails)} td:nth-child(4)`), 'fail: scripted');
   t.ok(await page.$(`${row(fails)} .binding[data-workload="${evaluate}"][data-state="applied"]`), 'the run it bound, applied');
