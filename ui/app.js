@@ -1,7 +1,7 @@
 // The inspector (issue 17): one page over the tenant's /v1 and /_mock API. The key comes from the
 // URL fragment (#key=..., which no server sees) or a form, and is kept in sessionStorage. Views
 // are chosen by the fragment: #workload=ID (a run), #view=sweep&sweep=ID (a sweep's runs),
-// #view=requests, #view=faults, else workloads.
+// #view=requests, #view=faults (fault and workload rules), else workloads.
 // Everything long is read a page at a time: a run of 100,000 task events opens with one page.
 
 import { CallError, createApi, REQUEST_ID_PREFIX, seg } from './api.js';
@@ -277,7 +277,8 @@ async function lifecycleEvents(id) {
   return { events, complete: false };
 }
 
-function timelineSection(w, lifecycle) {
+/** `made` maps a lifecycle event's id to the workload rule whose intervention made it (ruleMadeEvents). */
+function timelineSection(w, lifecycle, made) {
   if (lifecycle.error) return section('Lifecycle', 'lifecycle', failed(lifecycle));
   const { events, complete } = lifecycle.value;
   const start = Date.parse(w.created_at);
@@ -285,21 +286,24 @@ function timelineSection(w, lifecycle) {
   const endMs = isTerminal(w.status) ? Date.parse(w.updated_at) : Math.max(Date.parse(clock?.now ?? w.updated_at), Date.parse(w.updated_at));
   const segments = statusEvents.map((e, i) => ({
     status: e.payload?.status ?? '?',
+    rule: made.get(e.id),
     from: Date.parse(e.created_at),
     to: i + 1 < statusEvents.length ? Date.parse(statusEvents[i + 1].created_at) : endMs,
   }));
   const markers = [];
   for (const e of events) {
     const at = Date.parse(e.created_at);
-    if (e.event_type === 'workload.recovered') markers.push({ at, kind: 'recovered', label: `generation ${e.payload?.generation}` });
-    else if (e.event_type === 'rl.phase_started') markers.push({ at, kind: 'phase', label: e.payload?.phase });
+    if (e.event_type === 'workload.recovered') {
+      const rule = made.get(e.id);
+      markers.push({ at, kind: 'recovered', rule, label: `generation ${e.payload?.generation}${rule ? ` · ${rule}` : ''}` });
+    } else if (e.event_type === 'rl.phase_started') markers.push({ at, kind: 'phase', label: e.payload?.phase });
     else if (e.event_type === 'rl.export_started') markers.push({ at, kind: 'phase', label: 'export' });
     else if (e.event_type === 'rl.training_step') markers.push({ at, kind: 'step' });
   }
-  const rows = events.map((e) => [
-    String(e.id), fmtTime(e.created_at), `+${fmtDuration((Date.parse(e.created_at) - start) / 1000)}`, e.event_type,
-    h('code', { class: 'small' }, JSON.stringify(e.payload ?? {})),
-  ]);
+  const rows = events.map((e) => h('tr', { 'data-id': e.id, 'data-rule': made.get(e.id) },
+    [String(e.id), fmtTime(e.created_at), `+${fmtDuration((Date.parse(e.created_at) - start) / 1000)}`].map((c) => h('td', {}, c)),
+    h('td', {}, e.event_type, made.has(e.id) ? [' ', h('span', { class: 'tag rule' }, `rule ${made.get(e.id)}`)] : null),
+    h('td', {}, h('code', { class: 'small' }, JSON.stringify(e.payload ?? {})))));
   return section('Lifecycle', 'lifecycle',
     timeline({ start, end: endMs, segments, markers }),
     h('details', {}, h('summary', {}, `${events.length} lifecycle events${complete ? '' : ' (the first ones only)'}`),
@@ -481,11 +485,16 @@ async function runView(root, params, show) {
   const lifecycle = settle(lifecycleEvents(id));
   const evidence = settle(evidencePage(id));
   const grading = settle(api.get(`${path}/rl-grading-results?revision=${w.revision ?? 1}`));
+  const rules = settle(api.get('/_mock/workload-rules'));
+  const ruled = Promise.all([lifecycle, rules]).then(([l, r]) => {
+    const bindings = ruleBindings(r, id);
+    return { lifecycle: l, bindings, made: ruleMadeEvents(l.value?.events ?? [], bindings) };
+  });
   const outputs = settle(api.get(`${path}/outputs`));
   const logs = settle(api.get(`${path}/logs/live`));
   // The summary counts every task event: about a second of the server's time for 100,000. Asked
   // for last, it holds up only its own section, not the reads queued behind it.
-  const summary = Promise.all([lifecycle, evidence, grading, outputs, logs]).then(() => settle(api.get(`${path}/rl-summary`)));
+  const summary = Promise.all([lifecycle, evidence, grading, outputs, logs, rules]).then(() => settle(api.get(`${path}/rl-summary`)));
   const parts = [];
   /** A section that fills in when its read is back, so the slowest read (the summary of a long run) holds up only itself. */
   const later = (read, build) => {
@@ -516,7 +525,8 @@ async function runView(root, params, show) {
       stage && fact('stage', `${stage.id} ${stage.status}: ${stage.completed_units ?? 0}/${stage.total_units ?? '?'} units` +
         (stage.metric_total_steps ? `, step ${stage.metric_step ?? 0}/${stage.metric_total_steps}` : ''))),
     leversSection(w),
-    later(lifecycle, (l) => timelineSection(w, l)),
+    later(ruled, (r) => timelineSection(w, r.lifecycle, r.made)),
+    later(ruled, (r) => runRulesSection(r.bindings, r.lifecycle.value?.events ?? [], r.made)),
     later(lifecycle, (l) => trainingSection(l)),
     later(summary, comparisonSection),
     later(evidence, (first) => evidenceSection(id, first)),
@@ -629,7 +639,7 @@ function describeAction(a) {
 }
 
 async function faultsView(root) {
-  const { faults } = await api.get('/_mock/faults');
+  const [{ faults }, rules] = await Promise.all([api.get('/_mock/faults'), settle(api.get('/_mock/workload-rules'))]);
   const rows = faults.map((f) => h('tr', { class: 'fault-row', 'data-id': f.id },
     h('td', { class: 'mono small' }, f.id), h('td', {}, f.method ?? 'any'), h('td', { class: 'mono' }, f.path), h('td', {}, describeAction(f.action)),
     h('td', { class: 'num' }, String(f.after)), h('td', { class: 'num' }, String(f.times)), h('td', { class: 'num' }, String(f.remaining)),
@@ -677,7 +687,95 @@ async function faultsView(root) {
     h('p', { class: 'muted small' }, 'Rules act on this tenant\'s /v1 requests, the inspector\'s own reads included; oldest first, spent ones too.'),
     faults.length ? table(['id', 'method', 'path', 'action', 'after', 'times', 'remaining', 'seen', 'applied', 'source', ''], rows, { id: 'faults' })
       : h('p', { class: 'muted', id: 'no-faults' }, 'No fault rules.'),
-    h('h2', {}, 'Add a rule'), form);
+    h('h2', {}, 'Add a rule'), form,
+    workloadRulesSection(rules));
+}
+
+// ---- workload rules: interventions on runs not launched yet (POST /_mock/workload-rules)
+
+/** A trigger as its fields read: `phase training step 3`, `reads 1`. */
+const describeTrigger = (at) => Object.entries(at).map(([k, v]) => `${k} ${v}`).join(' ');
+
+function describeRuleAction(action) {
+  return [action].flat().map((a) => {
+    if (a.type === 'recover') return `recover${a.replay_last ? `, replaying ${a.replay_last}` : ''}`;
+    if (a.type === 'drop_events') return `drop ${a.count} event${a.count === 1 ? '' : 's'}`;
+    if (a.type === 'fail') return `fail${a.reason ? `: ${a.reason}` : ''}`;
+    return a.type;
+  }).join(' + ');
+}
+
+const describeMatch = (match) => Object.entries(match ?? {}).map(([k, v]) => `${k} ${v}`).join(', ') || 'every workload';
+
+const runLink = (id) => h('a', { href: `#workload=${encodeURIComponent(id)}`, class: 'mono' }, id);
+
+/** What became of one run a rule bound: its state, when it settled, and what could not apply. */
+const bindingOutcome = (b) => [badge(b.state), b.settled_at ? ` ${fmtTime(b.settled_at)}` : '', b.note ? h('div', { class: 'small warn' }, b.note) : null];
+
+function workloadRulesSection(rules) {
+  const list = rules.value?.rules ?? [];
+  const rows = list.map((r) => h('tr', { class: 'workload-rule-row', 'data-id': r.id },
+    h('td', { class: 'mono small' }, r.id), h('td', {}, describeMatch(r.match)), h('td', {}, describeTrigger(r.at)),
+    h('td', {}, describeRuleAction(r.action)), h('td', {}, r.source), h('td', { class: 'nowrap' }, fmtTime(r.created_at)),
+    ['matched', 'bound', 'pending', 'applied', 'skipped'].map((n) => h('td', { class: 'num' }, String(r[n]))),
+    h('td', { class: 'bindings' },
+      r.workloads.map((b) => h('div', { class: 'binding', 'data-workload': b.workload_id, 'data-state': b.state }, runLink(b.workload_id), ' ', bindingOutcome(b))),
+      r.bound > r.workloads.length ? h('div', { class: 'muted small' }, `and ${r.bound - r.workloads.length} more`) : null),
+    h('td', {}, h('button', { class: 'workload-rule-delete', onclick: (e) => act(`removed workload rule ${r.id}`, () => api.del(`/_mock/workload-rules/${seg(r.id)}`), e.currentTarget) }, 'remove'))));
+  return h('div', { id: 'workload-rules-section', class: 'workload-rules' },
+    h('div', { class: 'toolbar' }, h('h1', {}, 'Workload rules'),
+      list.length > 0 && h('button', { id: 'workload-rules-clear', onclick: (e) => act('removed every workload rule', () => api.del('/_mock/workload-rules'), e.currentTarget) }, 'remove all')),
+    h('p', { class: 'muted small' }, 'Interventions on the runs they match, fixed into each when it is admitted and applied when the trigger comes; oldest first. ',
+      'Add them with POST /_mock/workload-rules or a scenario file.'),
+    rules.error ? failed(rules)
+      : list.length ? table(['id', 'match', 'trigger', 'action', 'source', 'created', 'matched', 'bound', 'pending', 'applied', 'skipped', 'runs bound', ''], rows, { id: 'workload-rules' })
+        : h('p', { class: 'muted', id: 'no-workload-rules' }, 'No workload rules.'));
+}
+
+/** The rules that bound this run, each with what became of it here. */
+function ruleBindings(rules, workloadId) {
+  return (rules.value?.rules ?? []).flatMap((rule) => rule.workloads.filter((b) => b.workload_id === workloadId).map((binding) => ({ rule, binding })));
+}
+
+/**
+ * The lifecycle events a rule's intervention made, by event id. The server records the rule with
+ * the intervention, but /v1 shows only what it did to the run; a rule's nth action takes effect n ms
+ * after the binding's `settled_at`, so that moment and the kind of event the action makes name the
+ * rule.
+ */
+function ruleMadeEvents(events, bindings) {
+  const made = new Map();
+  for (const { rule, binding } of bindings) {
+    if (binding.state !== 'applied') continue;
+    const actions = [rule.action].flat();
+    const from = Date.parse(binding.settled_at);
+    const types = new Set(actions.map((a) => a.type));
+    for (const e of events) {
+      const at = Date.parse(e.created_at);
+      if (at <= from || at > from + actions.length) continue;
+      const status = e.event_type === 'workload.status' ? e.payload?.status : undefined;
+      if ((types.has('recover') && status === 'recovering') || (types.has('fail') && (status === 'failed' || e.event_type === 'workload.failed'))) made.set(e.id, rule.id);
+    }
+  }
+  // A recovery's new generation comes a minute or so later: it is the same rule's.
+  let recovering;
+  for (const e of events) {
+    if (e.event_type === 'workload.status' && e.payload?.status === 'recovering') recovering = made.get(e.id);
+    else if (e.event_type === 'workload.recovered' && recovering) made.set(e.id, recovering);
+  }
+  return made;
+}
+
+function runRulesSection(bindings, events, made) {
+  if (bindings.length === 0) return null;
+  const rows = bindings.map(({ rule, binding }) => {
+    const marks = events.filter((e) => made.get(e.id) === rule.id).map((e) => `${e.event_type}${e.payload?.status ? ` ${e.payload.status}` : ''}` +
+      `${e.payload?.generation ? ` (generation ${e.payload.generation})` : ''}`);
+    return h('tr', { class: 'run-rule', 'data-id': rule.id, 'data-state': binding.state },
+      h('td', {}, h('a', { href: '#view=faults', class: 'mono small' }, rule.id)), h('td', {}, describeTrigger(rule.at)), h('td', {}, describeRuleAction(rule.action)),
+      h('td', {}, bindingOutcome(binding)), h('td', { class: 'small' }, marks.join(', ') || '—'));
+  });
+  return section('Workload rules', 'run-rules', table(['rule', 'trigger', 'action', 'here', 'in the lifecycle'], rows, { class: 'compact' }));
 }
 
 const VIEWS = { workloads: workloadsView, run: runView, sweep: sweepView, requests: requestsView, faults: faultsView };

@@ -58,8 +58,9 @@ export function lineChart({ title, metric, points, breaks = [], width = 420, hei
 }
 
 /**
- * The lifecycle over virtual time: `segments` {from, to, status} in ms, `markers` {at, label,
- * kind} (recovered, phase, step), from `start` to `end` (ms).
+ * The lifecycle over virtual time: `segments` {from, to, status, rule?} in ms, `markers` {at,
+ * label, kind, rule?} (recovered, phase, step), from `start` to `end` (ms); `rule` names the
+ * workload rule whose intervention began the segment or the recovery.
  */
 export function timeline({ start, end, segments, markers, width = 1000, height = 104 }) {
   const svg = s('svg', { class: 'timeline', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': 'lifecycle timeline' });
@@ -72,8 +73,8 @@ export function timeline({ start, end, segments, markers, width = 1000, height =
   for (const seg of segments) {
     const x = sx(seg.from);
     const w = Math.max(sx(seg.to) - x, 1.5);
-    svg.append(s('rect', { x, y: barY, width: w, height: barH, class: `seg st-${seg.status}`, 'data-status': seg.status },
-      s('title', {}, `${seg.status}: ${fmtDuration((seg.to - seg.from) / 1000)}`)));
+    svg.append(s('rect', { x, y: barY, width: w, height: barH, class: `seg st-${seg.status}`, 'data-status': seg.status, 'data-rule': seg.rule },
+      s('title', {}, `${seg.status}: ${fmtDuration((seg.to - seg.from) / 1000)}${seg.rule ? `, by workload rule ${seg.rule}` : ''}`)));
     if (w > 64) svg.append(s('text', { x: x + 4, y: barY + 15, class: 'seg-label' }, seg.status));
   }
   // Phase labels take the first of two rows where they do not overprint the one before.
@@ -81,7 +82,7 @@ export function timeline({ start, end, segments, markers, width = 1000, height =
   for (const m of markers) {
     const x = sx(m.at);
     if (m.kind === 'recovered') {
-      svg.append(s('line', { x1: x, x2: x, y1: 6, y2: barY + barH + 6, class: 'marker-recovered' }));
+      svg.append(s('line', { x1: x, x2: x, y1: 6, y2: barY + barH + 6, class: 'marker-recovered', 'data-rule': m.rule }));
       svg.append(s('text', { x: x + 3, y: 16, class: 'marker-label recovered' }, m.label));
     } else if (m.kind === 'phase') {
       const row = lastLabelX.findIndex((last) => x - last > 80);

@@ -121,6 +121,76 @@ t.test('a fault rule added and removed from the page', async (t) => {
   t.same((await s.call('GET', '/_mock/faults')).body.faults, []);
 });
 
+t.test('workload rules beside the faults with what each did to the runs it bound; a run marks the interventions a rule made', async (t) => {
+  const s = await startServer(t, { clock: 'manual' });
+  const control = async (method: string, path: string, body?: unknown) => {
+    const res = await s.call(method, path, { body });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res.body;
+  };
+  const rule = async (body: unknown) => (await control('POST', '/_mock/workload-rules', body)).id as string;
+  const recovers = await rule({ match: { mode: 'train' }, at: { phase: 'training', step: 3 }, action: [{ type: 'recover', replay_last: 2 }, { type: 'drop_events', count: 1 }] });
+  const fails = await rule({ match: { mode: 'evaluate' }, at: { reads: 1 }, action: { type: 'fail', reason: 'scripted' } });
+  const never = await rule({ match: { mode: 'evaluate' }, at: { phase: 'training' }, action: { type: 'recover' } });
+  const train = (await launchRun(s, { ...TRAIN, training_steps: 50 })).id;
+  const evaluate = (await launchRun(s, EVALUATE)).id;
+  await control('GET', `/v1/workloads/${evaluate}/rl-events`);
+  await control('POST', '/_mock/clock/advance', { until: { rule: recovers } });
+  await control('POST', '/_mock/clock/advance', { until: { workload_id: train, status: 'running' } });
+  // A recovery by hand on the same run, which no rule made, must stay unmarked.
+  await advance(s, 300);
+  await control('POST', `/_mock/workloads/${train}/recover`, {});
+  await advance(s, 300);
+  // The rule the failure left without a trigger is noted as skipped when the ended run is next read.
+  await control('GET', `/v1/workloads/${evaluate}`);
+
+  const { page, errors } = await openPage(t);
+  await page.goto(`${inspectorUrl(s, s.key)}&view=faults`);
+  await ready(page, 'faults');
+  const row = (id: string) => `#workload-rules tr.workload-rule-row[data-id="${id}"]`;
+  const counts = (id: string) => page.$$eval(`${row(id)} td.num`, (cells) => cells.map((c) => c.textContent));
+  t.same(await counts(recovers), ['1', '1', '0', '1', '0'], 'matched, bound, pending, applied, skipped');
+  t.same(await counts(fails), ['1', '1', '0', '1', '0']);
+  t.same(await counts(never), ['1', '1', '0', '0', '1']);
+  t.equal(await text(page, `${row(recovers)} td:nth-child(2)`), 'mode train');
+  t.equal(await text(page, `${row(recovers)} td:nth-child(3)`), 'phase training step 3');
+  t.equal(await text(page, `${row(recovers)} td:nth-child(4)`), 'recover, replaying 2 + drop 1 event');
+  t.equal(await text(page, `${row(recovers)} td:nth-child(5)`), 'api');
+  t.equal(await text(page, `${row(fails)} td:nth-child(4)`), 'fail: scripted');
+  t.ok(await page.$(`${row(fails)} .binding[data-workload="${evaluate}"][data-state="applied"]`), 'the run it bound, applied');
+  t.match(await text(page, `${row(never)} .binding[data-workload="${evaluate}"][data-state="skipped"]`), /skipped .*the run ended \(failed\) before phase training/);
+
+  // The run the recovering rule bound, through its link.
+  await page.click(`${row(recovers)} .binding[data-workload="${train}"] a`);
+  await ready(page, 'run');
+  t.equal(await text(page, 'h1'), train);
+  const runRule = `#run-rules tr.run-rule[data-id="${recovers}"]`;
+  t.match(await text(page, `${runRule} td:nth-child(4)`), /^applied \d{4}-/);
+  t.equal(await text(page, `${runRule} td:nth-child(5)`), 'workload.status recovering, workload.recovered (generation 2)');
+  const recoveries = await page.$$eval('svg.timeline line.marker-recovered', (lines) => lines.map((l) => l.getAttribute('data-rule')));
+  t.same(recoveries, [recovers, null], 'the rule\'s recovery is marked, the one by hand is not');
+  t.match(await text(page, 'svg.timeline'), new RegExp(`generation 2 · ${recovers}`));
+  t.ok(await page.$(`svg.timeline rect[data-status="recovering"][data-rule="${recovers}"]`), 'the recovering span it began');
+  const marked = await page.$$eval('#lifecycle tr[data-rule]', (rows) => rows.map((r) => [r.getAttribute('data-rule'), r.querySelectorAll('td')[3].textContent]));
+  t.same(marked, [[recovers, `workload.status rule ${recovers}`], [recovers, `workload.recovered rule ${recovers}`]]);
+
+  await page.goto(inspectorUrl(s, s.key, evaluate));
+  await ready(page, 'run');
+  t.equal(await text(page, '#run-status'), 'failed');
+  t.same(await page.$$eval('#run-rules tr.run-rule', (rows) => rows.map((r) => [r.getAttribute('data-id'), r.getAttribute('data-state')])),
+    [[fails, 'applied'], [never, 'skipped']], 'both rules that bound the run, with what became of each');
+  t.same(await page.$$eval('#lifecycle tr[data-rule] td:nth-child(4)', (cells) => cells.map((c) => c.textContent)),
+    [`workload.status rule ${fails}`, `workload.failed rule ${fails}`], 'the failure is the rule\'s');
+
+  // Removing from the page.
+  await page.goto(`${inspectorUrl(s, s.key)}&view=faults`);
+  await ready(page, 'faults');
+  await page.click('#workload-rules-clear');
+  await page.waitForSelector('main[data-state="ready"] #no-workload-rules');
+  t.same((await s.call('GET', '/_mock/workload-rules')).body.rules, []);
+  t.same(errors, [], 'no script error on the page');
+});
+
 t.test('without a key in the link the page asks for one; a key the server refuses asks again', async (t) => {
   const s = await startServer(t, { keys: [{ key: 'nk_test_inspector_strict', tenant: 'inspected' }] });
   const { page } = await openPage(t);
@@ -219,7 +289,7 @@ t.test('"download snapshot" saves the tenant\'s document, which restores into a 
   const file = join(folder, `nodus-mock-snapshot-${tenant}.json`);
   for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
   const saved = JSON.parse(readFileSync(file, 'utf8'));
-  t.match(saved, { format: 'nodus-mock.snapshot', version: 2, tenant: { id: tenant } });
+  t.match(saved, { format: 'nodus-mock.snapshot', version: 3, tenant: { id: tenant } });
   // Under the same key, so the same tenant and the same ids.
   const fresh = await startServer(t, { clock: 'manual' });
   t.equal((await fresh.call('PUT', '/_mock/snapshot', { body: saved, key: s.key })).status, 200);
