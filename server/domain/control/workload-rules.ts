@@ -41,9 +41,16 @@ export function createWorkloadRuleService(deps: DomainContext) {
       return units.atNow(tenantId, () => stateOf(addWorkloadRule(deps, tenantId, rule, 'api')));
     },
 
-    /** Every rule of the tenant, oldest first, with what each has bound (read in one synchronous go: nothing writes between). */
+    /**
+     * Every rule of the tenant, oldest first, with what each has bound as of now: the tenant's
+     * runs are materialised first, so what their triggers did by now (or can no longer do) shows.
+     */
     list(tenantId: string): WorkloadRuleState[] {
-      return store.workloadRules.list(tenantId).map(stateOf);
+      return units.atNow(tenantId, (unit) => {
+        const rules = store.workloadRules.list(tenantId);
+        if (rules.length) unit.everyWorkload();
+        return rules.map(stateOf);
+      });
     },
 
     /** Stops the rule: what it applied stays; its bindings still pending end as skipped. */
