@@ -75,6 +75,7 @@ function counter(arrived: () => number, n: number, deadlineMs: number, what: str
 export async function fairnessRound(url: string, o: FairnessOptions): Promise<FairnessResult> {
   const closers: (() => unknown)[] = [];
   const t = { teardown: (fn: () => unknown) => closers.push(fn) };
+  const hangingKeys: string[] = [];
   try {
     let hangingOpen = 0;
     // Two attempts of each hanging tenant open at once: with eight, every slot today's main had.
@@ -88,6 +89,7 @@ export async function fairnessRound(url: string, o: FairnessOptions): Promise<Fa
         busy.poke();
       };
       const k = key();
+      hangingKeys.push(k);
       await expect(url, k, 'PUT', '/_mock/clock', 200, { mode: 'realtime', scale: HANGING_SCALE });
       await expect(url, k, 'PUT', '/v1/webhooks', 200, { url: receiver.url });
       await launchRuns(url, k, o.hangingRuns);
@@ -124,6 +126,8 @@ export async function fairnessRound(url: string, o: FairnessOptions): Promise<Fa
       hangingOpen: openAtEnd,
     };
   } finally {
+    // Nothing of this round is left due for the next: the webhooks go, and with them what was pending.
+    await Promise.all(hangingKeys.map((k) => expect(url, k, 'DELETE', '/v1/webhooks', 200)));
     await Promise.all(closers.map((close) => close()));
   }
 }
