@@ -14,6 +14,7 @@ import { recipes } from './figures/recipes.js';
 import { rlEvents } from './figures/rl-events.js';
 import { snapshot } from './figures/snapshot.js';
 import { upload } from './figures/upload.js';
+import { webhookFairness } from './figures/webhook-fairness.js';
 import { webhooks } from './figures/webhooks.js';
 import { markdownTable } from './report.js';
 import type { Figure } from './rounds.js';
@@ -31,6 +32,7 @@ const FIGURES: Record<string, FigureRun> = {
   upload,
   archives,
   webhooks,
+  'webhook-fairness': webhookFairness,
   snapshot,
 };
 

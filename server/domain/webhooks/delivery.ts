@@ -12,9 +12,16 @@ import { signedHeaders } from './signing.js';
  */
 export const RETRY_AFTER_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000] as const;
 
-/** Attempts in flight at once, in all and per tenant: slow receivers hold a slot each, no more. */
-const MAX_IN_FLIGHT = 16;
+/**
+ * Attempts in flight. Each tenant has a slot of its own, so a tenant whose receivers hang holds
+ * its slot and never another tenant's: one attempt of every tenant with something due can start
+ * whatever the others hold. A tenant's further attempts, up to MAX_IN_FLIGHT_PER_TENANT, share a
+ * pool of SHARED_IN_FLIGHT handed out in turn across tenants. MAX_IN_FLIGHT bounds the sockets of
+ * all of it when very many tenants have something due at once.
+ */
 export const MAX_IN_FLIGHT_PER_TENANT = 4;
+export const SHARED_IN_FLIGHT = 16;
+const MAX_IN_FLIGHT = 512;
 /** How often (wall) due deliveries are looked for: retries fall due by the clock, not by a write. */
 const POLL_MS = 250;
 /** How often (wall) tenants with a webhook and a realtime clock are materialised without a read. */
@@ -64,6 +71,7 @@ export function createDeliveryWorker(deps: DomainContext) {
   const { store, clock, config, units } = deps;
   const inFlight = new Map<number, { tenantId: string; done: Promise<void> }>();
   const busyWorkloads = new Set<string>();
+  /** Attempts in flight by tenant; a tenant with none has no entry. */
   const perTenant = new Map<string, number>();
   const stopped = new AbortController();
   let started = false;
@@ -89,17 +97,50 @@ export function createDeliveryWorker(deps: DomainContext) {
    */
   let ready: DeliveryHead[] = [];
 
-  const startable = (head: DeliveryHead) =>
-    !busyWorkloads.has(head.workloadId) && (perTenant.get(head.tenantId) ?? 0) < MAX_IN_FLIGHT_PER_TENANT;
+  /** The tenant served last from the shared pool: the next turn starts after it. */
+  let lastShared = '';
 
-  /** Starts what the limits allow of `heads` (due, oldest first); answers the rest. */
+  /** Whether `tenantId` may start one more attempt now, and from which slots. */
+  function slotFor(tenantId: string): 'own' | 'shared' | undefined {
+    if (stopped.signal.aborted || inFlight.size >= MAX_IN_FLIGHT) return undefined;
+    const mine = perTenant.get(tenantId) ?? 0;
+    if (mine === 0) return 'own';
+    // Every tenant with an attempt in flight holds one slot of its own; the rest are shared.
+    const shared = inFlight.size - perTenant.size;
+    return mine < MAX_IN_FLIGHT_PER_TENANT && shared < SHARED_IN_FLIGHT ? 'shared' : undefined;
+  }
+
+  /**
+   * Starts what the limits allow of `heads` (due, oldest first) and answers the rest. Each tenant
+   * has its own queue, oldest first; tenants take turns, one attempt per turn, starting after
+   * the one the shared pool served last, so a tenant with a thousand due deliveries does not
+   * starve one with five.
+   */
   function launchAll(heads: readonly DeliveryHead[]): DeliveryHead[] {
-    const held: DeliveryHead[] = [];
+    const queues = new Map<string, DeliveryHead[]>();
     for (const head of heads) {
-      if (!stopped.signal.aborted && inFlight.size < MAX_IN_FLIGHT && startable(head)) launch(head);
-      else held.push(head);
+      const queue = queues.get(head.tenantId);
+      if (queue) queue.push(head);
+      else queues.set(head.tenantId, [head]);
     }
-    return held;
+    const ring = [...queues.keys()].sort();
+    const from = ring.findIndex((id) => id > lastShared);
+    const turns = from <= 0 ? ring : [...ring.slice(from), ...ring.slice(0, from)];
+    for (let started = true; started;) {
+      started = false;
+      for (const tenantId of turns) {
+        const queue = queues.get(tenantId)!;
+        // A workload already on its way (a redelivery of an older one, say) waits its turn.
+        while (queue.length && busyWorkloads.has(queue[0].workloadId)) queue.shift();
+        const slot = queue.length ? slotFor(tenantId) : undefined;
+        if (!slot) continue;
+        if (slot === 'shared') lastShared = tenantId;
+        launch(queue.shift()!);
+        started = true;
+      }
+    }
+    const launched = new Set(inFlight.keys());
+    return heads.filter((h) => !launched.has(h.seq));
   }
 
   /** Every due head delivery, read afresh; starts what the limits allow. */
@@ -129,7 +170,9 @@ export function createDeliveryWorker(deps: DomainContext) {
       .catch((err) => log.error({ err, delivery_seq: head.seq }, 'webhook delivery: the attempt could not be recorded'))
       .finally(() => {
         busyWorkloads.delete(head.workloadId);
-        perTenant.set(head.tenantId, perTenant.get(head.tenantId)! - 1);
+        const left = perTenant.get(head.tenantId)! - 1;
+        if (left) perTenant.set(head.tenantId, left);
+        else perTenant.delete(head.tenantId);
         inFlight.delete(head.seq);
         guarded(() => next(head.workloadId));
       });
