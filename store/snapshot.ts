@@ -233,18 +233,22 @@ export function createSnapshotStore(db: Db) {
       const keys = renumbering();
       const written = {} as Record<SnapshotTable, number>;
       for (const { table, owner, written: columns, numbered, refers, insert } of insertsOf()) {
+        // One array of values per table, filled again for each row: the tenant's id, then the columns.
+        const values: unknown[] = owner.by === 'tenant' ? [tenantId] : [];
+        const first = values.length;
         let index = 0;
         for (const row of rows[table]) {
-          const values = columns.map((c) => {
-            if (c.name === refers?.column) {
-              const key = keys.of(refers.table, row[c.name]);
-              if (key === undefined) throw new SnapshotRowError(table, index, c.name, `names no row of ${refers.table}`);
-              return key;
-            }
-            return c.blob && row[c.name] !== null ? Buffer.from(row[c.name] as string, 'base64') : row[c.name];
-          });
+          for (let i = 0; i < columns.length; i++) {
+            const { name, blob } = columns[i];
+            let value: unknown = row[name];
+            if (name === refers?.column) {
+              value = keys.of(refers.table, value);
+              if (value === undefined) throw new SnapshotRowError(table, index, name, `names no row of ${refers.table}`);
+            } else if (blob && value !== null) value = Buffer.from(value as string, 'base64');
+            values[first + i] = value;
+          }
           try {
-            const { lastInsertRowid } = insert.run(...(owner.by === 'tenant' ? [tenantId, ...values] : values));
+            const { lastInsertRowid } = insert.run(values);
             if (numbered) keys.note(table, row[numbered], Number(lastInsertRowid));
           } catch (err) {
             if ((err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {

@@ -1,22 +1,30 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Tokenizer, TokenizerError, TokenType } from '@streamparser/json';
+import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { MAX_ROWS, Snapshot, snapshotRow, SnapshotTenant, type SnapshotDocument } from '../../../openapi/snapshot.js';
 import type { SnapshotRow, SnapshotTable } from '../../../store/snapshot.js';
 import { badRequest } from '../errors.js';
 import { describeValidation } from '../validation.js';
+import { JsonSyntaxError, jsonScanner, Token, type Primitive, type TokenKind } from './scanner.js';
 
 /*
  * A snapshot read as its bytes arrive (docs/snapshots.md, Size): rows are validated one at a time
- * against their table's row schema and written to a file per table, so the process holds about
- * one row whatever the document's size; the rest of the document (its head) is a few fields,
- * checked once the body has ended, since JSON's key order is free.
+ * against their table's row schema and kept, in memory while the document is small, in a file per
+ * table once it is not, so the process holds about one row whatever the document's size; the
+ * rest of the document (its head) is a few fields, checked once the body has ended, since JSON's
+ * key order is free.
  */
 
 /** How many bytes of spooled rows a table's buffer gathers before one write, and one read takes. */
 const SPOOL_BYTES = 1 << 16;
+/**
+ * Characters of document whose rows are held as they were parsed. Writing them to files and
+ * parsing them back twice (checks, then inserts) was a third of a 3 MB restore; rows in memory
+ * take about twice their text, so the bound keeps them to tens of MiB.
+ */
+const HELD_CHARS = 8 << 20;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
 
 const TABLES = new Set(Object.keys(SnapshotTenant.shape.tables.shape));
@@ -24,7 +32,6 @@ const ROOT_KEYS = new Set(Object.keys(Snapshot.shape));
 const TENANT_KEYS = new Set(Object.keys(SnapshotTenant.shape));
 
 type Chunks = Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
-type Primitive = string | number | boolean | null;
 type Head = Record<string, unknown>;
 
 /**
@@ -36,15 +43,14 @@ type Frame =
   | { kind: 'table'; path: string; table: SnapshotTable; index: number }
   | { kind: 'flat'; path: string; value: Head; key?: string; members: number; close(value: Head): void };
 
-/** A document whose rows are spooled to files, its head checked: what a restore reads back. */
+/** A document whose rows are kept (in memory or in files), its head checked: what a restore reads back. */
 export interface SpooledSnapshot {
   head: SnapshotDocument;
-  /** Each row of the table in document order, read back from its file one at a time. */
+  /** Each row of the table in document order; from files, read back one at a time. */
   rows(table: SnapshotTable): Generator<SnapshotRow>;
-  /** Removes the files; call it once, whatever became of the restore. */
+  /** Drops the rows and removes the files; call it once, whatever became of the restore. */
   remove(): void;
 }
-
 
 /** The zod issues of a value at `path`, as a route's validation answers them. */
 function refusal(path: string, issues: z.core.$ZodIssue[]) {
@@ -57,25 +63,43 @@ function refusal(path: string, issues: z.core.$ZodIssue[]) {
   return badRequest('invalid_snapshot', describeValidation(path, items).message);
 }
 
-const received = (token: TokenType) => (token === TokenType.LEFT_BRACKET ? 'array' : 'object');
+const received = (token: TokenKind) => (token === Token.LEFT_BRACKET ? 'array' : 'object');
 
-/** Each table's rows as lines of JSON in a file of its own, written in blocks. */
+/**
+ * Each table's rows, held in memory until `spill` (the document is past HELD_CHARS), then as lines
+ * of JSON in a file of their own, written in blocks.
+ */
 function createSpools() {
-  const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-snapshot-'));
+  let held: Map<SnapshotTable, SnapshotRow[]> | undefined = new Map();
+  let dir: string | undefined;
   const files = new Map<SnapshotTable, { fd: number; pending: string[]; bytes: number }>();
   const flush = (file: { fd: number; pending: string[]; bytes: number }) => {
     if (file.pending.length) writeSync(file.fd, file.pending.join(''));
     file.pending = [];
     file.bytes = 0;
   };
+  const append = (table: SnapshotTable, row: SnapshotRow) => {
+    let file = files.get(table);
+    if (!file) files.set(table, (file = { fd: openSync(join(dir!, table), 'w'), pending: [], bytes: 0 }));
+    const line = `${JSON.stringify(row)}\n`;
+    file.pending.push(line);
+    file.bytes += line.length;
+    if (file.bytes >= SPOOL_BYTES) flush(file);
+  };
   return {
-    write(table: SnapshotTable, row: unknown): void {
-      let file = files.get(table);
-      if (!file) files.set(table, (file = { fd: openSync(join(dir, table), 'w'), pending: [], bytes: 0 }));
-      const line = `${JSON.stringify(row)}\n`;
-      file.pending.push(line);
-      file.bytes += line.length;
-      if (file.bytes >= SPOOL_BYTES) flush(file);
+    write(table: SnapshotTable, row: SnapshotRow): void {
+      if (!held) return append(table, row);
+      const rows = held.get(table);
+      if (rows) rows.push(row);
+      else held.set(table, [row]);
+    },
+    /** From now on, rows go to files, the ones held first. */
+    spill(): void {
+      if (!held) return;
+      dir = mkdtempSync(join(tmpdir(), 'nodus-mock-snapshot-'));
+      const rows = held;
+      held = undefined;
+      for (const [table, list] of rows) for (const row of list) append(table, row);
     },
     finish(): void {
       for (const file of files.values()) {
@@ -85,9 +109,13 @@ function createSpools() {
       files.clear();
     },
     *rows(table: SnapshotTable): Generator<SnapshotRow> {
+      if (held) {
+        yield* held.get(table) ?? [];
+        return;
+      }
       let fd: number;
       try {
-        fd = openSync(join(dir, table), 'r');
+        fd = openSync(join(dir!, table), 'r');
       } catch {
         return; // no row of the table
       }
@@ -108,16 +136,17 @@ function createSpools() {
       }
     },
     remove(): void {
+      held?.clear();
       for (const file of files.values()) closeSync(file.fd);
       files.clear();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
 /**
- * Reads a snapshot from its bytes: the JSON tokens (@streamparser/json's tokenizer) walked
- * against the document's shape, each row validated and spooled as it completes, the head kept.
+ * Reads a snapshot from its bytes: the JSON tokens (jsonScanner) walked against the document's
+ * shape, each row parsed whole, validated and spooled as it completes, the head kept.
  * Throws the refusal of the first problem (`invalid_json`, `invalid_snapshot` with the path of
  * the row, as the whole-document parse words it), leaving no file behind, as does a stream that
  * fails (a client gone). The byte limit is the caller's: `chunks` ends or throws at it.
@@ -141,22 +170,33 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
   let ended = false;
   const stack: Frame[] = [];
 
-  const row = (table: SnapshotTable, path: string) => (value: Head) => {
+  /** A row, held to its table's schema and spooled. */
+  const keep = (table: SnapshotTable, path: string, value: unknown) => {
     const parsed = snapshotRow(table).safeParse(value);
     if (!parsed.success) throw refusal(path, parsed.error.issues);
     spools.write(table, parsed.data);
   };
 
+  /** The path of the table's next row; refused when the table holds no more. */
+  const nextRow = (top: Extract<Frame, { kind: 'table' }>) => {
+    const index = top.index++;
+    const max = MAX_ROWS[top.table as keyof typeof MAX_ROWS] as number | undefined;
+    if (max !== undefined && index >= max) {
+      throw refusal(top.path, z.array(z.unknown()).max(max).safeParse(new Array(max + 1).fill(null)).error!.issues);
+    }
+    return `${top.path}.${index}`;
+  };
+
   /** A value that starts at the top frame's current key (or index): a container opens a frame. */
-  const begin = (token: TokenType, value: Primitive) => {
+  const begin = (token: TokenKind, value: Primitive) => {
     const top = stack.at(-1);
-    const container = token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET;
+    const container = token === Token.LEFT_BRACE || token === Token.LEFT_BRACKET;
     if (!top) {
       started = true;
       if (!container) {
         doc = value;
         ended = true;
-      } else if (token === TokenType.LEFT_BRACE) {
+      } else if (token === Token.LEFT_BRACE) {
         const head: Head = {};
         doc = head;
         stack.push({ kind: 'root', path: root, value: head, keys: new Set(), members: 0 });
@@ -166,15 +206,10 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
       return;
     }
     if (top.kind === 'table') {
-      const index = top.index++;
-      const path = `${top.path}.${index}`;
-      const max = MAX_ROWS[top.table as keyof typeof MAX_ROWS] as number | undefined;
-      if (max !== undefined && index >= max) {
-        throw refusal(top.path, z.array(z.unknown()).max(max).safeParse(new Array(max + 1).fill(null)).error!.issues);
-      }
-      if (token === TokenType.LEFT_BRACE) stack.push({ kind: 'flat', path, value: {}, members: 0, close: row(top.table, path) });
-      else if (token === TokenType.LEFT_BRACKET) throw wrongKind(path, 'object', token);
-      else row(top.table, path)(value as unknown as Head);
+      const path = nextRow(top);
+      if (token === Token.LEFT_BRACE) stack.push({ kind: 'flat', path, value: {}, members: 0, close: (row) => keep(top.table, path, row) });
+      else if (token === Token.LEFT_BRACKET) throw wrongKind(path, 'object', token);
+      else keep(top.table, path, value);
       return;
     }
     const key = top.key!;
@@ -225,14 +260,14 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
     if (stack.length === 0) ended = true;
     state = 'next';
   };
-  const onToken = (token: TokenType, value: Primitive) => {
-    if (ended) throw invalidJson(`unexpected ${JSON.stringify(value) ?? TokenType[token]} after the document`);
+  const onToken = (token: TokenKind, value: Primitive) => {
+    if (ended) throw invalidJson(`unexpected ${JSON.stringify(value)} after the document`);
     const top = stack.at(-1);
     switch (state) {
       case 'value':
-        if (token === TokenType.RIGHT_BRACKET && top?.kind === 'table' && top.index === 0) return close();
-        if (token === TokenType.COLON || token === TokenType.COMMA || token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) break;
-        if (top?.kind === 'flat' && (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET)) {
+        if (token === Token.RIGHT_BRACKET && top?.kind === 'table' && top.index === 0) return close();
+        if (token === Token.COLON || token === Token.COMMA || token === Token.RIGHT_BRACE || token === Token.RIGHT_BRACKET) break;
+        if (top?.kind === 'flat' && (token === Token.LEFT_BRACE || token === Token.LEFT_BRACKET)) {
           throw wrongKind(`${top.path}.${top.key}`, undefined, token);
         }
         if (top?.kind === 'flat') {
@@ -241,12 +276,12 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
           return;
         }
         begin(token, value);
-        state = token === TokenType.LEFT_BRACE ? 'key' : token === TokenType.LEFT_BRACKET ? 'value' : 'next';
+        state = token === Token.LEFT_BRACE ? 'key' : token === Token.LEFT_BRACKET ? 'value' : 'next';
         return;
       case 'key':
         if (top && top.kind !== 'table') {
-          if (token === TokenType.RIGHT_BRACE && top.members === 0) return close();
-          if (token === TokenType.STRING) {
+          if (token === Token.RIGHT_BRACE && top.members === 0) return close();
+          if (token === Token.STRING) {
             keyOf(top, value as string);
             state = 'colon';
             return;
@@ -254,34 +289,71 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
         }
         break;
       case 'colon':
-        if (token === TokenType.COLON) {
+        if (token === Token.COLON) {
           state = 'value';
           return;
         }
         break;
       case 'next':
         if (!top) break;
-        if (token === TokenType.COMMA) {
+        if (token === Token.COMMA) {
           state = top.kind === 'table' ? 'value' : 'key';
           return;
         }
-        if (token === (top.kind === 'table' ? TokenType.RIGHT_BRACKET : TokenType.RIGHT_BRACE)) return close();
+        if (token === (top.kind === 'table' ? Token.RIGHT_BRACKET : Token.RIGHT_BRACE)) return close();
         break;
     }
-    throw invalidJson(`unexpected ${JSON.stringify(value) ?? TokenType[token]}`);
+    throw invalidJson(`unexpected ${JSON.stringify(value)}`);
   };
 
-  const tokenizer = new Tokenizer();
-  tokenizer.onToken = ({ token, value }) => onToken(token, value as Primitive);
+  /**
+   * A row whose text is a flat object that JSON.parse reads, writing each of its keys once and
+   * none that is forbidden, is what the walk would build from its tokens: it goes straight to
+   * its table. Any other is walked token by token, which refuses it at its first problem as for
+   * any other part of the document.
+   */
+  const object = (text: string, flat: boolean, keys: number, at: number) => {
+    if (flat) {
+      let value: Head | undefined;
+      try {
+        value = JSON.parse(text) as Head;
+      } catch {
+        // walked below, to the first problem
+      }
+      if (value !== undefined && Object.keys(value).length === keys && !Object.hasOwn(value, '__proto__') && !Object.hasOwn(value, 'constructor')) {
+        const top = stack.at(-1) as Extract<Frame, { kind: 'table' }>;
+        keep(top.table, nextRow(top), value);
+        state = 'next';
+        return;
+      }
+    }
+    const tokens = jsonScanner({ token: onToken }, at);
+    tokens.write(text);
+    tokens.end();
+  };
+  const scanner = jsonScanner({
+    token: onToken,
+    takesObject: () => !ended && state === 'value' && stack.at(-1)?.kind === 'table',
+    object,
+  });
   const fed = (write: () => void) => {
     try {
       write();
     } catch (err) {
-      throw err instanceof TokenizerError ? invalidJson((err as Error).message) : err;
+      throw err instanceof JsonSyntaxError ? invalidJson(err.message) : err;
     }
   };
-  for await (const chunk of chunks) fed(() => tokenizer.write(chunk));
-  fed(() => tokenizer.end());
+  const decoder = new StringDecoder('utf8');
+  let read = 0;
+  for await (const chunk of chunks) {
+    const text = decoder.write(chunk);
+    fed(() => scanner.write(text));
+    if ((read += text.length) > HELD_CHARS) spools.spill();
+  }
+  fed(() => {
+    scanner.write(decoder.end());
+    scanner.end();
+  });
   if (started && !ended) throw invalidJson('it ends before the document does');
 
   // The head, its tables empty (their rows were each checked), against the whole document's schema.
@@ -290,7 +362,7 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
   return parsed.data;
 }
 
-function wrongKind(path: string, expected: 'object' | 'array' | undefined, token: TokenType) {
+function wrongKind(path: string, expected: 'object' | 'array' | undefined, token: TokenKind) {
   const message = `Invalid input: expected ${expected ?? 'a string, number, boolean or null'}, received ${received(token)}`;
   return badRequest('invalid_snapshot', `${path}: ${message}`);
 }
