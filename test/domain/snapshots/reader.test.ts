@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SnapshotTenant } from '../../../openapi/snapshot.js';
+import { SNAPSHOT_VERSION, SnapshotTenant } from '../../../openapi/snapshot.js';
 import { DomainError } from '../../../server/domain/errors.js';
 import { readSnapshot } from '../../../server/domain/snapshots/reader.js';
 
@@ -11,7 +11,7 @@ function document(rows?: string): string {
   const tables = Object.fromEntries(Object.keys(SnapshotTenant.shape.tables.shape).map((table) => [table, []])) as Record<string, unknown>;
   tables.workload_logs = rows === undefined ? LINES.map((line, i) => ({ seq: i + 1, workload_id: 'wl_x', stage_id: 'main', generation: 1, at_ms: i, line })) : 'ROWS';
   const doc = {
-    format: 'nodus-mock.snapshot', version: 2, created_at: '2026-12-01T00:00:00.000Z', mock_version: 'test',
+    format: 'nodus-mock.snapshot', version: SNAPSHOT_VERSION, created_at: '2026-12-01T00:00:00.000Z', mock_version: 'test',
     tenant: { clock: { mode: 'manual', scale: 60, now_ms: 10 }, id: null, cursor_key: null, tables },
   };
   // Whitespace between the tokens, where JSON allows it.

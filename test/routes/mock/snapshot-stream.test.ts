@@ -2,6 +2,7 @@ import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs
 import { get, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import t from 'tap';
+import { SNAPSHOT_VERSION } from '../../../openapi/snapshot.js';
 import { newWorkloadId } from '../../../server/domain/workloads/rows.js';
 import { packageVersion } from '../../../server/boot/package-info.js';
 import { SERVER_NUMBERED, SNAPSHOT_REFERENCES, SNAPSHOT_TABLES, type SnapshotTable } from '../../../store/snapshot.js';
@@ -53,7 +54,7 @@ function heldWhole(s: TestServer, tenantId: string, createdAt: string): string {
   const { mode, scale, nowMs } = s.app.services.context.clock.view(tenantId);
   return JSON.stringify({
     format: 'nodus-mock.snapshot',
-    version: 2,
+    version: SNAPSHOT_VERSION,
     created_at: createdAt,
     mock_version: packageVersion(),
     tenant: { clock: { mode, scale, now_ms: nowMs }, id: tenantId, cursor_key: s.store.tenants.cursorKey(tenantId), tables },
