@@ -31,6 +31,13 @@ function character(ch: string): string {
 
 const spelled = (text: string) => [...text].map(character).join('');
 
+/**
+ * Base64 text as it can reach the report: its three symbols escaped or encoded, letters and digits
+ * as they are. Spelling each of those too would make the regex slow to build (milliseconds a secret)
+ * for nothing: encoding a letter of base64 text is not something an echo does.
+ */
+const base64Spelled = (text: string) => [...text].map((ch) => (/[\w]/.test(ch) ? ch : character(ch))).join('');
+
 const BASE64_CORE_MIN = 8;
 
 /**
@@ -56,8 +63,8 @@ function base64Forms(secret: string): string[] {
 
 /** A regex that matches `secret` in every form above; longer forms first, so none leaves a tail. */
 function secretPattern(secret: string): RegExp {
-  const forms = [secret, ...base64Forms(secret)].sort((a, b) => b.length - a.length);
-  return new RegExp(forms.map(spelled).join('|'), 'gi');
+  const forms = [[secret, spelled(secret)], ...base64Forms(secret).map((b) => [b, base64Spelled(b)])];
+  return new RegExp(forms.sort(([a], [b]) => b.length - a.length).map(([, pattern]) => pattern).join('|'), 'gi');
 }
 
 /** `text` with every secret, in every spelling a target can echo it in, replaced by `[redacted]`. */
