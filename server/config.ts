@@ -220,7 +220,7 @@ export const HELP_TEXT = (() => {
   });
   return [
     'Usage: nodus-mock [options]',
-    '       nodus-mock verify --base-url URL --api-key KEY [--json FILE] [--only OPS]',
+    '       nodus-mock verify --base-url URL --api-key KEY [--json FILE] [--only OPS] [--timeout SECONDS]',
     '',
     'A stateful mock of the Nodus control plane. Flags override environment variables,',
     'which override defaults.',

@@ -2,19 +2,25 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../boot/package-info.js';
-import { EXIT, jsonReport, scrub, summaryLine, table } from './report.js';
-import { CHECKED_OPERATIONS, VerifyStop, verifyTarget } from './run.js';
+import { redact } from './redact.js';
+import { EXIT, exitCode, jsonReport, summaryLine, table } from './report.js';
+import { CHECKED_OPERATIONS, DEFAULT_TIMEOUT_MS, VerifyStop, verifyTarget } from './run.js';
+
+const MAX_TIMEOUT_S = 600;
 
 export const VERIFY_USAGE = [
-  'Usage: nodus-mock verify --base-url URL --api-key KEY [--json FILE] [--only OPS]',
+  'Usage: nodus-mock verify --base-url URL --api-key KEY [--json FILE] [--only OPS] [--timeout SECONDS]',
   '',
   "Checks a Nodus control plane against this mock's OpenAPI document, calling only operations",
   'that are free and change nothing (lists, gets, previews, validate). Exit 0: it matches;',
-  '1: drift; 2: a usage, connection or authentication problem. See docs/verify.md.',
+  '1: drift; 2: nothing could be checked, or a usage, connection or authentication problem;',
+  '3: no drift, but some answers could not be checked (too large, too slow, unreadable).',
+  'See docs/verify.md.',
   '',
   '  --base-url URL   the control plane, e.g. https://api.example.com (env NODUS_BASE_URL)',
   '  --api-key KEY    its API key (env NODUS_API_KEY); never printed',
   '  --json FILE      also write the report as JSON to FILE',
+  `  --timeout SECONDS  the longest one answer may take (default ${DEFAULT_TIMEOUT_MS / 1000}, at most ${MAX_TIMEOUT_S})`,
   '  --only OPS       comma separated operationIds to check, of:',
   ...wrap(CHECKED_OPERATIONS.join(', '), 72).map((l) => `                   ${l}`),
   '  --help           print this text',
@@ -44,7 +50,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   try {
     values = parseArgs({
       args: argv,
-      options: { 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean' } },
+      options: { 'base-url': { type: 'string' }, 'api-key': { type: 'string' }, json: { type: 'string' }, only: { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean' } },
       strict: true,
       allowPositionals: false,
     }).values;
@@ -71,7 +77,15 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
     if (unknown.length > 0) throw new UsageError(`--only names operations verify does not call: ${unknown.join(', ')}`);
     if (only.size === 0) throw new UsageError('--only names no operation');
   }
-  return { help: false as const, baseUrl, apiKey, json: values.json, only };
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!/^\d+(\.\d+)?$/.test(values.timeout.trim()) || !(seconds > 0) || seconds > MAX_TIMEOUT_S) {
+      throw new UsageError(`--timeout is a number of seconds above 0, at most ${MAX_TIMEOUT_S}`);
+    }
+    timeoutMs = Math.max(1, Math.round(seconds * 1000));
+  }
+  return { help: false as const, baseUrl, apiKey, json: values.json, only, timeoutMs };
 }
 
 /** `nodus-mock verify ...`: resolves with the exit code. */
@@ -88,11 +102,11 @@ export async function verifyCommand(argv: string[], env: NodeJS.ProcessEnv, io: 
     io.out(`${VERIFY_USAGE}\n`);
     return EXIT.match;
   }
-  const { baseUrl, apiKey, json, only } = args;
+  const { baseUrl, apiKey, json, only, timeoutMs } = args;
   const document = JSON.parse(readFileSync(join(packageRoot(), 'openapi', 'openapi.json'), 'utf8'));
   let outcome;
   try {
-    outcome = { report: await verifyTarget(document, { baseUrl, apiKey, only }) };
+    outcome = { report: await verifyTarget(document, { baseUrl, apiKey, only, timeoutMs }) };
   } catch (err) {
     if (!(err instanceof VerifyStop)) throw err;
     outcome = { reason: err.message };
@@ -100,17 +114,18 @@ export async function verifyCommand(argv: string[], env: NodeJS.ProcessEnv, io: 
   const secrets = [apiKey, ...('report' in outcome ? outcome.report.secrets : [])];
   if (json !== undefined) {
     try {
-      writeFileSync(json, scrub(jsonReport(baseUrl, outcome), secrets));
+      writeFileSync(json, redact(jsonReport(baseUrl, outcome), secrets));
     } catch (err) {
       io.err(`nodus-mock verify: cannot write --json ${json}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
       return EXIT.stopped;
     }
   }
   if (!('report' in outcome)) {
-    io.err(scrub(`nodus-mock verify: ${outcome.reason}\n`, secrets));
+    io.err(redact(`nodus-mock verify: ${outcome.reason}\n`, secrets));
     return EXIT.stopped;
   }
-  io.out(scrub(table(outcome.report, baseUrl), secrets));
-  if (outcome.report.drift) io.err(scrub(`nodus-mock verify: ${summaryLine(outcome.report)}\n`, secrets));
-  return outcome.report.drift ? EXIT.drift : EXIT.match;
+  io.out(redact(table(outcome.report, baseUrl), secrets));
+  const code = exitCode(outcome.report);
+  if (code !== EXIT.match) io.err(redact(`nodus-mock verify: ${summaryLine(outcome.report)}\n`, secrets));
+  return code;
 }

@@ -1,8 +1,10 @@
 /**
  * What a check found. `new` is information: the target sends a field the document does not know,
- * which no client that follows the document depends on. Every other kind is drift.
+ * which no client that follows the document depends on. `unchecked` is an operation whose answer
+ * could not be judged (too large, too slow, unreadable): neither drift nor a match. Every other
+ * kind is drift.
  */
-export type FindingKind = 'status' | 'content-type' | 'missing' | 'type' | 'enum' | 'format' | 'constraint' | 'new';
+export type FindingKind = 'status' | 'content-type' | 'missing' | 'type' | 'enum' | 'format' | 'constraint' | 'new' | 'unchecked';
 
 export interface Finding {
   /** The operationId of the document. */
@@ -15,7 +17,7 @@ export interface Finding {
   repeats?: number;
 }
 
-export const isDrift = (f: Finding) => f.kind !== 'new';
+export const isDrift = (f: Finding) => f.kind !== 'new' && f.kind !== 'unchecked';
 
 /** `previewRLRun /review_token: missing` */
 export const findingLine = (f: Finding) => `${f.operation} ${f.pointer}: ${f.message}${f.repeats ? ` (and ${f.repeats} more like it)` : ''}`;

@@ -1,30 +1,52 @@
 import { type Finding, findingLine, isDrift } from './findings.js';
-import type { VerifyReport } from './run.js';
+import type { OperationResult, VerifyReport } from './run.js';
 
-export const EXIT = { match: 0, drift: 1, stopped: 2 } as const;
+export const EXIT = { match: 0, drift: 1, stopped: 2, incomplete: 3 } as const;
+
+type Verdict = 'match' | 'drift' | 'not checked' | 'incomplete';
+
+const VERDICT_EXIT: Record<Verdict, number> = { match: EXIT.match, drift: EXIT.drift, 'not checked': EXIT.stopped, incomplete: EXIT.incomplete };
+
+const isChecked = (o: OperationResult) => o.skipped === undefined && o.unchecked === undefined;
+
+/**
+ * Drift wins, since it is a judgement made; a run that judged nothing has no verdict; an operation
+ * left unchecked keeps the run from passing.
+ */
+export function verdict(report: VerifyReport): Verdict {
+  if (report.drift) return 'drift';
+  if (!report.operations.some(isChecked)) return 'not checked';
+  return report.operations.some((o) => o.unchecked !== undefined) ? 'incomplete' : 'match';
+}
+
+export const exitCode = (report: VerifyReport) => VERDICT_EXIT[verdict(report)];
 
 /** The target as printed: origin and path, never a user or password given inside the URL. */
 export const targetName = (url: URL) => `${url.origin}${url.pathname.replace(/\/$/, '')}`;
-
-/** Replaces every secret with a marker, longest first so a secret inside another goes too. */
-export function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const s of [...secrets].filter((x) => x.length > 0).sort((a, b) => b.length - a.length)) out = out.replaceAll(s, '[redacted]');
-  return out;
-}
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The one line that says the outcome: the last line of the table, the `reason` of the JSON. */
 export function summaryLine(report: VerifyReport): string {
   const drift = report.findings.filter(isDrift);
-  const fresh = report.findings.length - drift.length;
-  const checked = report.operations.filter((o) => o.skipped === undefined).length;
-  const skipped = report.operations.length - checked;
-  const extras = [`${plural(checked, 'operation')} checked`, ...(fresh ? [plural(fresh, 'new field')] : []), ...(skipped ? [`${skipped} not checked`] : [])].join(', ');
-  if (drift.length === 0) return `no drift: ${extras}`;
-  const ops = new Set(drift.map((f) => f.operation)).size;
-  return `drift: ${plural(drift.length, 'finding')} in ${plural(ops, 'operation')} (${extras})`;
+  const fresh = report.findings.filter((f) => f.kind === 'new').length;
+  const checked = report.operations.filter(isChecked).length;
+  const unchecked = report.operations.filter((o) => o.unchecked !== undefined);
+  const skipped = report.operations.filter((o) => o.skipped !== undefined);
+  const counts = [...(unchecked.length ? [`${unchecked.length} unchecked`] : []), ...(skipped.length ? [`${skipped.length} not called`] : [])];
+  const extras = [`${plural(checked, 'operation')} checked`, ...(fresh ? [plural(fresh, 'new field')] : []), ...counts].join(', ');
+  switch (verdict(report)) {
+    case 'drift':
+      return `drift: ${plural(drift.length, 'finding')} in ${plural(new Set(drift.map((f) => f.operation)).size, 'operation')} (${extras})`;
+    case 'not checked': {
+      const first = unchecked[0] ?? skipped[0];
+      return `nothing could be checked (${counts.join(', ') || 'no operation'})${first ? `: ${first.operation}: ${first.unchecked ?? first.skipped}` : ''}`;
+    }
+    case 'incomplete':
+      return `unchecked: ${plural(unchecked.length, 'operation')} could not be checked, no drift in the rest (${extras})`;
+    case 'match':
+      return `no drift: ${extras}`;
+  }
 }
 
 function columns(rows: string[][]): string[] {
@@ -39,7 +61,10 @@ export function table(report: VerifyReport, target: URL): string {
   const opRows = report.operations.map((o) => {
     const found = byOp.get(o.operation) ?? [];
     const drift = found.filter(isDrift).length;
-    const words = o.skipped !== undefined ? `not checked: ${o.skipped}` : [drift ? `${drift} drift` : 'ok', ...(found.length > drift ? [`${found.length - drift} new`] : [])].join(', ');
+    const fresh = found.filter((f) => f.kind === 'new').length;
+    const words = o.skipped !== undefined ? `not called: ${o.skipped}`
+      : o.unchecked !== undefined ? `unchecked: ${o.unchecked}`
+      : [drift ? `${drift} drift` : 'ok', ...(fresh ? [`${fresh} new`] : [])].join(', ');
     return [o.operation, `${o.method} ${o.path}`, o.status === null ? '-' : String(o.status), words];
   });
   const lines = [
@@ -48,8 +73,8 @@ export function table(report: VerifyReport, target: URL): string {
     ...columns([['operation', 'call', 'status', 'result'], ...opRows]),
   ];
   if (report.findings.length > 0) {
-    const ordered = [...report.findings.filter(isDrift), ...report.findings.filter((f) => !isDrift(f))];
-    lines.push('', ...columns([['kind', 'finding'], ...ordered.map((f) => [isDrift(f) ? f.kind : 'new (info)', findingLine(f)])]));
+    const ordered = [...report.findings.filter(isDrift), ...report.findings.filter((f) => f.kind === 'unchecked'), ...report.findings.filter((f) => f.kind === 'new')];
+    lines.push('', ...columns([['kind', 'finding'], ...ordered.map((f) => [f.kind === 'new' ? 'new (info)' : f.kind, findingLine(f)])]));
   }
   lines.push('', summaryLine(report));
   return `${lines.join('\n')}\n`;
@@ -61,8 +86,8 @@ export function jsonReport(target: URL, outcome: { report: VerifyReport } | { re
     ? {
         target: targetName(target),
         document_version: outcome.report.documentVersion,
-        exit_code: outcome.report.drift ? EXIT.drift : EXIT.match,
-        result: outcome.report.drift ? 'drift' : 'match',
+        exit_code: exitCode(outcome.report),
+        result: verdict(outcome.report),
         reason: summaryLine(outcome.report),
         operations: outcome.report.operations,
         findings: outcome.report.findings.map((f) => ({ ...f, drift: isDrift(f) })),

@@ -16,8 +16,11 @@ export interface VerifyOptions {
   apiKey: string;
   /** operationIds to check; undefined checks every one of CHECKED_OPERATIONS. */
   only?: ReadonlySet<string>;
+  /** How long one operation's whole answer may take; DEFAULT_TIMEOUT_MS when absent. */
   timeoutMs?: number;
 }
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** One operation's line of the report. */
 export interface OperationResult {
@@ -26,8 +29,10 @@ export interface OperationResult {
   path: string;
   /** The answer's status, or null when the operation was not called. */
   status: number | null;
-  /** Why it was not checked. */
+  /** Why it was not called: the account holds nothing to call it with. */
   skipped?: string;
+  /** Why it was called (or would have been) but its answer could not be judged. */
+  unchecked?: string;
 }
 
 export interface VerifyReport {
@@ -70,7 +75,8 @@ const VALIDATE_BODY = {
 };
 
 /** Answers larger than this are not read: no page of the document comes near it. */
-const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+const MAX_ANSWER_MIB = 32;
+const MAX_ANSWER_BYTES = MAX_ANSWER_MIB * 1024 * 1024;
 
 /** The first object of a list whose `id` is a string and that `fits`. */
 const first = (list: unknown, fits: (x: Json) => boolean = () => true): (Json & { id: string }) | undefined =>
@@ -91,11 +97,15 @@ async function readCapped(res: Response): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function networkReason(err: unknown): string {
-  const e = err as Error & { cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError') return 'no answer in time';
-  return e.cause?.code ?? e.cause?.message ?? e.message;
-}
+type FetchError = Error & { cause?: { code?: string; message?: string } };
+
+const networkReason = (e: FetchError) => e.cause?.code ?? e.cause?.message ?? e.message;
+
+/**
+ * A connection that could not be opened: every later call would fail alike, so the run stops. A
+ * connection that opened and then broke or stalled leaves that one operation unchecked.
+ */
+const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)$|CERT|TLS|SSL|SIGNATURE/;
 
 const SECRET_NAME = /token|secret|signature|password|key/i;
 
@@ -112,6 +122,8 @@ class Session {
   readonly results: OperationResult[] = [];
   readonly findings: Finding[] = [];
   readonly secrets = new Set<string>();
+  /** Operations whose answer could not be read, with why: those that needed it are not called. */
+  private readonly unread = new Map<string, string>();
 
   constructor(private readonly contract: Contract, private readonly options: VerifyOptions) {}
 
@@ -125,11 +137,21 @@ class Session {
     return op;
   }
 
-  /** Records an operation that could not be called, when it was asked for. */
-  skip(id: string, reason: string): void {
+  /**
+   * Records an operation that could not be called, when it was asked for: skipped for `reason`
+   * when the answer of `source` said so, unchecked when that answer could not be read.
+   */
+  skip(id: string, source: string, reason: string): void {
     if (!this.wanted(id)) return;
     const op = this.op(id);
-    this.results.push({ operation: id, method: op.method, path: op.path, status: null, skipped: reason });
+    const unread = this.unread.get(source);
+    if (unread === undefined) this.results.push({ operation: id, method: op.method, path: op.path, status: null, skipped: reason });
+    else this.unchecked(op, null, `not called: the answer of ${source} could not be read`);
+  }
+
+  private unchecked(op: Operation, status: number | null, reason: string): void {
+    this.results.push({ operation: op.id, method: op.method, path: op.path, status, unchecked: reason });
+    this.findings.push({ operation: op.id, pointer: '/', kind: 'unchecked', message: reason });
   }
 
   /**
@@ -146,36 +168,46 @@ class Session {
     for (const [k, v] of Object.entries(request.query ?? {})) url.searchParams.set(k, v);
     const headers: Record<string, string> = { authorization: `Bearer ${this.options.apiKey}`, accept: 'application/json, text/plain;q=0.5, */*;q=0.1' };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
-    let text: string | null;
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    let res: Response | undefined;
+    let text: string | null = null;
+    let failure: string | undefined;
     try {
       res = await fetch(url, {
         method: op.method,
         headers,
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       text = await readCapped(res);
+      if (text === null) failure = `the answer is over ${MAX_ANSWER_MIB} MiB, so it was not read`;
     } catch (err) {
-      throw new VerifyStop(`${op.method} ${op.path} got no answer from ${this.options.baseUrl.origin}: ${networkReason(err)}`);
+      const e = err as FetchError;
+      if (res === undefined && UNREACHABLE.test(networkReason(e))) {
+        throw new VerifyStop(`${op.method} ${op.path} got no answer from ${this.options.baseUrl.origin}: ${networkReason(e)}`);
+      }
+      failure = e.name === 'TimeoutError'
+        ? `no ${res === undefined ? '' : 'complete '}answer within ${timeoutMs / 1000} s`
+        : `the connection broke ${res === undefined ? 'before' : 'during'} the answer: ${networkReason(e)}`;
     }
-    if (res.status === 401) throw new VerifyStop(`${op.method} ${op.path} answered 401: the target refused the API key`);
-    if (wanted) {
-      const skipped = text === null ? { skipped: `an answer over ${MAX_ANSWER_BYTES} bytes was not read` } : {};
-      this.results.push({ operation: id, method: op.method, path: op.path, status: res.status, ...skipped });
-    }
-    if (text === null) return undefined;
-    const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (res?.status === 401) throw new VerifyStop(`${op.method} ${op.path} answered 401: the target refused the API key`);
+    const mediaType = (res?.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
     let body: unknown = text;
-    if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
+    if (failure === undefined && (mediaType === 'application/json' || mediaType.endsWith('+json'))) {
       try {
-        body = JSON.parse(text);
+        body = JSON.parse(text ?? '');
       } catch {
-        if (wanted) this.findings.push({ operation: id, pointer: '/', kind: 'type', message: `the body is not JSON although it says ${mediaType}` });
-        return undefined;
+        failure = `the body is not JSON although it says ${mediaType}`;
       }
     }
+    if (failure !== undefined || res === undefined) {
+      const reason = failure ?? 'no answer';
+      this.unread.set(id, reason);
+      if (wanted) this.unchecked(op, res?.status ?? null, reason);
+      return undefined;
+    }
+    if (wanted) this.results.push({ operation: id, method: op.method, path: op.path, status: res.status });
     collectSecrets(body, this.secrets);
     if (wanted) this.findings.push(...this.contract.check(op, { status: res.status, mediaType, body } satisfies Answer));
     return res.ok && isObject(body) ? body : undefined;
@@ -192,7 +224,7 @@ async function walk(s: Session): Promise<void> {
     const modes = Array.isArray(recipe.modes) ? recipe.modes : [];
     const mode = modes.includes('evaluate') ? 'evaluate' : text(modes[0]);
     await s.call('previewRLRun', { body: { recipe_id: recipe.id, recipe_version: recipe.version, ...(mode ? { mode } : {}) } });
-  } else s.skip('previewRLRun', 'no available recipe to preview');
+  } else s.skip('previewRLRun', 'listRLRecipes', 'no available recipe to preview');
   await s.call('validateWorkload', { body: VALIDATE_BODY });
 
   const environments = await s.call('listRLEnvironments', { feeds: ['getRLEnvironment', 'getRLExampleWorkload'] });
@@ -202,23 +234,23 @@ async function walk(s: Session): Promise<void> {
     const launch = (detail ?? environment).launch;
     const example = first(isObject(launch) ? launch.examples : undefined);
     if (example) await s.call('getRLExampleWorkload', { params: { environment: environment.id, example: example.id } });
-    else s.skip('getRLExampleWorkload', 'the environment lists no example');
+    else s.skip('getRLExampleWorkload', 'getRLEnvironment', 'the environment lists no example');
   } else {
-    s.skip('getRLEnvironment', 'no environment listed');
-    s.skip('getRLExampleWorkload', 'no environment listed');
+    s.skip('getRLEnvironment', 'listRLEnvironments', 'no environment listed');
+    s.skip('getRLExampleWorkload', 'listRLEnvironments', 'no environment listed');
   }
 
   const workloads = await s.call('listWorkloads', { feeds: WORKLOAD_READS.map(([id]) => id) });
   const workload = first(workloads?.workloads);
   for (const [id, query] of WORKLOAD_READS) {
     if (workload) await s.call(id, { params: { id: workload.id }, query: query(workload) });
-    else s.skip(id, 'the account has no workload to read');
+    else s.skip(id, 'listWorkloads', 'the account has no workload to read');
   }
 
   const assets = await s.call('listAssets', { feeds: ['getAsset'] });
   const asset = first(assets?.assets);
   if (asset) await s.call('getAsset', { params: { id: asset.id } });
-  else s.skip('getAsset', 'the account has no asset to read');
+  else s.skip('getAsset', 'listAssets', 'the account has no asset to read');
 
   await s.call('getWebhook');
 }

@@ -32,6 +32,8 @@ interface Run {
   stdout: string;
   stderr: string;
   json?: Json;
+  /** The --json file as written. */
+  jsonText: string;
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'nodus-verify-'));
@@ -44,12 +46,14 @@ function verify(args: string[], env: Record<string, string> = {}): Promise<Run> 
   return new Promise((resolve) => {
     execFile(process.execPath, [MAIN, 'verify', ...args, '--json', jsonFile], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       let json: Json | undefined;
+      let jsonText = '';
       try {
-        json = JSON.parse(readFileSync(jsonFile, 'utf8'));
+        jsonText = readFileSync(jsonFile, 'utf8');
+        json = JSON.parse(jsonText);
       } catch {
         json = undefined;
       }
-      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr, json });
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr, json, jsonText });
     });
   });
 }
@@ -89,13 +93,13 @@ t.test('against the mock: no drift, exit 0, only free calls, and the target unch
   }
 });
 
-t.test('with no workload nor asset, their reads are reported as not checked', async (t) => {
+t.test('with no workload nor asset, their reads are reported as not called and the run still passes', async (t) => {
   const run = await verify(['--base-url', url], { NODUS_API_KEY: KEYS.empty });
   t.equal(run.code, 0, run.stderr);
   const skipped = run.json?.operations.filter((o: Json) => o.skipped !== undefined).map((o: Json) => o.operation);
   t.ok(skipped.includes('getWorkload') && skipped.includes('getWorkloadRLGradingResults') && skipped.includes('getAsset'), skipped.join(' '));
-  t.match(run.stdout, /getWorkload +GET \/v1\/workloads\/\{id\} +- +not checked: the account has no workload to read/);
-  t.match(run.stdout, /13 not checked/);
+  t.match(run.stdout, /getWorkload +GET \/v1\/workloads\/\{id\} +- +not called: the account has no workload to read/);
+  t.match(run.stdout, /13 not called/);
   t.notOk(run.stdout.includes(KEYS.empty), 'the key from the environment is not printed either');
 });
 
@@ -111,8 +115,28 @@ const DRIFTS: Record<string, (res: { status: number; body: Json }) => void> = {
   environment: (res) => void res.body.modes.push('distill'),
 };
 
-function standIn(): Promise<{ url: string; close: () => void }> {
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/** A local HTTP target on a free port. */
+function listen(handler: Handler): Promise<{ url: string; close: () => void }> {
+  const server = createServer(handler);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  })));
+}
+
+/**
+ * The mock behind a proxy that changes its answers: `drifts` by path, and `own` answers the paths
+ * it returns true for by itself.
+ */
+function standIn(drifts = DRIFTS, own: (path: string, res: ServerResponse) => boolean = () => false) {
+  return listen(async (req, res) => {
+    const path = new URL(req.url ?? '/', url).pathname;
+    if (own(path, res)) return;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const headers: Record<string, string> = { authorization: req.headers.authorization ?? '' };
@@ -120,8 +144,7 @@ function standIn(): Promise<{ url: string; close: () => void }> {
     const upstream = await fetch(`${url}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
     const type = upstream.headers.get('content-type') ?? '';
     const bytes = Buffer.from(await upstream.arrayBuffer());
-    const path = new URL(req.url ?? '/', url).pathname;
-    const drift = DRIFTS[path] ?? (/^\/v1\/rl-environments\/[^/]+$/.test(path) ? DRIFTS.environment : undefined);
+    const drift = drifts[path] ?? (/^\/v1\/rl-environments\/[^/]+$/.test(path) ? drifts.environment : undefined);
     if (!type.startsWith('application/json') || !drift) {
       res.writeHead(upstream.status, { 'content-type': type });
       res.end(bytes);
@@ -132,7 +155,6 @@ function standIn(): Promise<{ url: string; close: () => void }> {
     res.writeHead(answer.status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(answer.body));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() })));
 }
 
 t.test('a target that drifts: exit 1, each finding names the operation and a JSON pointer', async (t) => {
@@ -190,10 +212,110 @@ t.test('a refused connection, a refused key and a usage mistake exit 2 with one 
   }
 });
 
+/** A JSON answer of 33 MiB of spaces: one over the 32 MiB verify reads. */
+async function flood(res: ServerResponse): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('[');
+  const mib = Buffer.alloc(1 << 20, 0x20);
+  for (let i = 0; i < 33 && !res.destroyed; i++) {
+    if (!res.write(mib)) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+  }
+  res.end(']');
+}
+
+t.test('a target whose every answer is over 32 MiB: nothing checked, exit 2 with the reason', async (t) => {
+  const target = await listen((_, res) => flood(res));
+  t.teardown(target.close);
+  const run = await verify(['--base-url', target.url, '--api-key', KEYS.seeded]);
+  t.equal(run.code, 2, run.stderr);
+  t.equal(run.stderr, 'nodus-mock verify: nothing could be checked (23 unchecked): identity: the answer is over 32 MiB, so it was not read\n');
+  t.match(run.json, { exit_code: 2, result: 'not checked' });
+  t.equal(run.json?.operations.filter((o: Json) => o.unchecked !== undefined).length, 23, 'every operation is unchecked');
+  t.match(run.json?.findings[0], { operation: 'identity', pointer: '/', kind: 'unchecked', message: 'the answer is over 32 MiB, so it was not read', drift: false });
+  t.match(run.stdout, /identity +GET \/v1\/me +200 +unchecked: the answer is over 32 MiB, so it was not read/);
+  t.match(run.stdout, /getAsset +GET \/v1\/assets\/\{id\} +- +unchecked: not called: the answer of listAssets could not be read/);
+});
+
+t.test('a target that never answers: each call ends at --timeout, nothing checked, exit 2', async (t) => {
+  const target = await listen(() => undefined);
+  t.teardown(target.close);
+  const run = await verify(['--base-url', target.url, '--api-key', KEYS.seeded, '--timeout', '0.2']);
+  t.equal(run.code, 2, run.stderr);
+  t.equal(run.stderr, 'nodus-mock verify: nothing could be checked (23 unchecked): identity: no answer within 0.2 s\n');
+  t.match(run.stdout, /identity +GET \/v1\/me +- +unchecked: no answer within 0\.2 s/);
+});
+
+t.test('some answers unreadable, the rest matching: the unchecked ones listed, exit 3', async (t) => {
+  const target = await standIn({}, (path, res) => {
+    if (path === '/v1/me') res.socket?.destroy();
+    else if (path === '/v1/assets') void flood(res);
+    else if (path === '/v1/rl-environments') res.writeHead(200, { 'content-type': 'application/json' }).end('<html>busy</html>');
+    else if (path === '/v1/webhooks') res.writeHead(200, { 'content-type': 'application/json' }).write('{"url":');
+    else return false;
+    return true;
+  });
+  t.teardown(target.close);
+  const run = await verify(['--base-url', target.url, '--api-key', KEYS.seeded, '--timeout', '2']);
+  t.equal(run.code, 3, run.stderr);
+  t.match(run.stderr, /^nodus-mock verify: unchecked: 7 operations could not be checked, no drift in the rest \(16 operations checked(, \d+ new fields?)?, 7 unchecked\)\n$/);
+  t.match(run.json, { exit_code: 3, result: 'incomplete' });
+  const unchecked = run.json?.operations.filter((o: Json) => o.unchecked !== undefined).map((o: Json) => `${o.operation}: ${o.unchecked}`);
+  t.same(unchecked, [
+    'identity: the connection broke before the answer: UND_ERR_SOCKET',
+    'listRLEnvironments: the body is not JSON although it says application/json',
+    'getRLEnvironment: not called: the answer of listRLEnvironments could not be read',
+    'getRLExampleWorkload: not called: the answer of listRLEnvironments could not be read',
+    'listAssets: the answer is over 32 MiB, so it was not read',
+    'getAsset: not called: the answer of listAssets could not be read',
+    'getWebhook: no complete answer within 2 s',
+  ]);
+  t.same(run.json?.findings.filter((f: Json) => f.drift), [], 'what was checked matches');
+  t.match(run.stdout, /unchecked +getWebhook \/: no complete answer within 2 s/, 'the findings table lists them too');
+});
+
+/** Every spelling of `key` a hostile target echoes, and the JSON report's own escaping of it. */
+function spellings(key: string): string[] {
+  const pointer = key.replaceAll('~', '~0').replaceAll('/', '~1');
+  const everyByte = (hex: (b: number) => string) => [...Buffer.from(key, 'utf8')].map((b) => `%${hex(b)}`).join('');
+  return [
+    key, key.toLowerCase(), key.toUpperCase(), pointer, pointer.toLowerCase(), pointer.toUpperCase(),
+    encodeURIComponent(key), encodeURIComponent(key).toLowerCase(), encodeURIComponent(pointer),
+    everyByte((b) => b.toString(16).toUpperCase().padStart(2, '0')), everyByte((b) => b.toString(16).padStart(2, '0')),
+    Buffer.from(`${key}:`).toString('base64'), Buffer.from(key).toString('base64'),
+    JSON.stringify(key).slice(1, -1),
+  ];
+}
+
+t.test('a hostile target that echoes the key every way: no spelling of it in any output', async (t) => {
+  const key = 'Nk_Live/Hostile~Key "Q" 42+Z';
+  const forms = spellings(key);
+  const target = await listen((req, res) => {
+    const echo = Object.fromEntries(forms.map((f, i) => [`x-echo-${i}`, f]));
+    echo['www-authenticate'] = `Basic ${Buffer.from(`${key}:`).toString('base64')}`;
+    if (new URL(req.url ?? '/', 'http://x').pathname === '/v1/me') {
+      // Field names reach the report as JSON pointers of new fields.
+      res.writeHead(200, { ...echo, 'content-type': 'application/json' });
+      res.end(JSON.stringify(Object.fromEntries([...forms, `Basic ${forms.at(-3)}`].map((f) => [f, 1]))));
+    } else {
+      // The content type reaches it lowercased; the upper case one must go too.
+      res.writeHead(200, { ...echo, 'content-type': `application/x.${forms.join('.').toUpperCase()}` });
+      res.end('{}');
+    }
+  });
+  t.teardown(target.close);
+  const run = await verify(['--base-url', target.url], { NODUS_API_KEY: key });
+  t.equal(run.code, 1, run.stderr);
+  t.match(run.stdout, /content-type +listRLRecipes \/: application\/x\.\[redacted\]/, 'the echoes reached the report, redacted');
+  t.match(run.stdout, /new \(info\) +identity \/\[redacted\]: a field the document does not know/);
+  for (const [name, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['json', run.jsonText]]) {
+    for (const form of forms) t.notOk(text.toLowerCase().includes(form.toLowerCase()), `${name} holds no ${JSON.stringify(form)}`);
+  }
+});
+
 t.test('--help lists the command; verify --help lists its flags and operations', async (t) => {
   const help = await new Promise<string>((resolve) => execFile(process.execPath, [MAIN, '--help'], (_, out) => resolve(out)));
-  t.match(help, /nodus-mock verify --base-url URL --api-key KEY \[--json FILE\] \[--only OPS\]/);
+  t.match(help, /nodus-mock verify --base-url URL --api-key KEY \[--json FILE\] \[--only OPS\] \[--timeout SECONDS\]/);
   t.match(help, /^ {2}verify +check a real Nodus control plane/m);
   const own = await new Promise<string>((resolve) => execFile(process.execPath, [MAIN, 'verify', '--help'], (_, out) => resolve(out)));
-  for (const word of ['--base-url', '--api-key', '--json', '--only', 'previewRLRun', 'getWebhook', 'docs/verify.md']) t.match(own, word);
+  for (const word of ['--base-url', '--api-key', '--json', '--only', '--timeout', 'previewRLRun', 'getWebhook', 'docs/verify.md']) t.match(own, word);
 });
