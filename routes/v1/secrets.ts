@@ -4,8 +4,8 @@ import { sandboxErrorResponses, SecretList, SecretMetadata, SecretParams, Secret
 import { secretView } from '../../server/http/views/connection.js';
 
 /**
- * Secrets: every refusal here is SandboxError (`sandboxErrors`), and the journal keeps a put's
- * body with its value redacted.
+ * Secrets: every refusal here is SandboxError (`sandboxErrors`). The journal keeps a put's body
+ * with its value redacted, as it does for any request to a secrets path (server/http/journal.ts).
  */
 export default (async function secretRoutes(app) {
   const { secrets } = app.services;
@@ -19,7 +19,7 @@ export default (async function secretRoutes(app) {
       body: SecretWrite,
       response: { 201: SecretMetadata, ...sandboxErrorResponses(400, 413, 415) },
     },
-    config: { ...config, journalRedact: ['value'] },
+    config,
   }, async (request, reply) => reply.code(201).send(secretView(secrets.put(request.tenant.id, request.body))));
 
   app.get('/secrets', {

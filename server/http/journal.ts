@@ -1,7 +1,9 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JournalRecord, NewJournalRow } from '../../store/journal.js';
+import { SECRET_NAME } from '../../openapi/secrets.js';
 import { nestsTooDeep } from '../domain/json-depth.js';
+import { touchesSecrets } from './secret-paths.js';
 import { syncHook } from './sync-hook.js';
 
 export const JOURNAL_BODY_LIMIT_BYTES = 16 * 1024;
@@ -20,11 +22,10 @@ function receivedBody(request: FastifyRequest): { text: string; json: boolean; b
 }
 
 /**
- * The body with the route's secret fields replaced. One that is not a JSON object cannot be
- * redacted field by field, so nothing of it is kept: its text may hold the secret all the same.
+ * The body with every top-level field that `keep` refuses replaced. One that is not a JSON object
+ * cannot be redacted field by field, so nothing of it is kept: its text may hold the secret all the same.
  */
-function redact(body: { text: string; json: boolean }, fields: readonly string[] | undefined): { text: string; json: boolean } | null {
-  if (!fields?.length) return body;
+function redact(body: { text: string; json: boolean }, keep: (field: string, value: unknown) => boolean): { text: string; json: boolean } | null {
   if (nestsTooDeep(body.text)) return null;
   let parsed: unknown;
   try {
@@ -34,8 +35,19 @@ function redact(body: { text: string; json: boolean }, fields: readonly string[]
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
   const record = parsed as Record<string, unknown>;
-  for (const field of fields) if (field in record) record[field] = '[redacted]';
+  for (const [field, value] of Object.entries(record)) if (!keep(field, value)) record[field] = '[redacted]';
   return { text: JSON.stringify(record), json: true };
+}
+
+/**
+ * A request to a secrets path keeps its field names (a misspelt `Value` shows as such) and a
+ * `name` that is a secret's name, whatever its method, route or answer; the other routes keep all
+ * but their `journalRedact` fields.
+ */
+function keptBody(request: FastifyRequest, secrets: boolean, body: { text: string; json: boolean }): { text: string; json: boolean } | null {
+  if (secrets) return redact(body, (field, value) => field === 'name' && typeof value === 'string' && SECRET_NAME.test(value));
+  const fields = request.routeOptions.config?.journalRedact;
+  return fields?.length ? redact(body, (field) => !fields.includes(field)) : body;
 }
 
 /** The first 16 KiB, cut back to a character boundary. */
@@ -51,19 +63,22 @@ function cut(text: string): { text: string; truncated: boolean } {
 
 function journalRow(request: FastifyRequest, reply: FastifyReply, atMs: number, wallMs: number): NewJournalRow {
   const queryAt = request.url.indexOf('?');
+  const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
+  const secrets = touchesSecrets(path);
   const body = receivedBody(request);
   const key = request.headers['idempotency-key'];
   const fault = request.fault;
   // A reset or dropped connection got no answer, whatever the handler had prepared.
   const unanswered = fault?.type === 'reset' || fault?.type === 'drop_response' || !reply.raw.headersSent;
-  const stored = body && redact(body, request.routeOptions.config?.journalRedact);
+  const stored = body && keptBody(request, secrets, body);
   const kept = stored && cut(stored.text);
   return {
     atMs,
     wallMs,
     method: request.method,
-    path: queryAt === -1 ? request.url : request.url.slice(0, queryAt),
-    query: queryAt === -1 ? '' : request.url.slice(queryAt + 1),
+    path,
+    // The secrets routes take no query: one there is a near miss and may carry the value.
+    query: queryAt === -1 || secrets ? '' : request.url.slice(queryAt + 1),
     status: unanswered ? null : reply.statusCode,
     requestId: request.id,
     idempotencyKey: typeof key === 'string' ? key.slice(0, KEY_LIMIT_CHARS) : null,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
+import { touchesSecrets } from './secret-paths.js';
 import { syncHook } from './sync-hook.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -36,6 +37,9 @@ export default fp(async function requestLog(app) {
   // Above info (silent, as the bench and tests run) no request line is logged: no hook at all.
   if (!log.isLevelEnabled('info')) return;
   app.addHook('onResponse', (request, reply, done) => {
+    // A query on a secrets path is a near miss of a put and may carry the value (secret-paths.ts).
+    const queryAt = request.url.indexOf('?');
+    const url = queryAt !== -1 && touchesSecrets(request.url.slice(0, queryAt)) ? request.url.slice(0, queryAt) : request.url;
     const level = PROBE_ROUTES.has(request.routeOptions.url ?? '') ? 'debug' : 'info';
     if (log.isLevelEnabled(level)) {
       request.log[level](
@@ -43,7 +47,7 @@ export default fp(async function requestLog(app) {
           tenant: request.tenant?.id,
           method: request.method,
           route: request.routeOptions.url ?? null,
-          url: request.url.length > 256 ? `${request.url.slice(0, 256)}…` : request.url,
+          url: url.length > 256 ? `${url.slice(0, 256)}…` : url,
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 10) / 10,
         },

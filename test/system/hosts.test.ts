@@ -1,6 +1,7 @@
 // DNS rebinding: a page whose name is made to resolve to 127.0.0.1 reaches the mock with its own
 // name in Host. Only the mock's own names are answered. Over real HTTP, since fetch sets Host itself.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import t from 'tap';
 import { resolveCli } from '../../server/config.js';
 import { startServer } from '../helpers/server.js';
@@ -42,6 +43,60 @@ t.test('by default only localhost, loopback addresses, the listening address and
   t.equal((await getWithHost(s.url, '/v1/me', 'evil.example', s.key)).status, 403, 'and a refused one after that is refused');
   t.equal((await getWithHost(s.url, '/healthz', 'evil.example')).status, 403, 'public paths too');
   t.equal((await getWithHost(s.url, '/_mock/ui/', 'evil.example')).status, 403, 'and the inspector');
+});
+
+/** One request written as it is (fetch and http.request cannot send these); answers the status and the parsed body. */
+function rawRequest(url: string, head: string): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = '';
+    socket.on('data', (d) => (text += d));
+    socket.on('end', () => {
+      const at = text.indexOf('\r\n\r\n');
+      const body = text.slice(at + 4);
+      resolve({ status: Number(text.slice(9, 12)), body: body.startsWith('{') ? JSON.parse(body) : undefined });
+    });
+    socket.on('error', reject);
+    socket.end(`${head}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+t.test('an absolute-form target\'s host is checked, not the Host header, and a Host that is not a name or an address is refused', async (t) => {
+  const s = await startServer(t);
+  const port = new URL(s.url).port;
+  const auth = `Authorization: Bearer ${s.key}`;
+  const refused = [
+    ['an absolute-form target naming another host', `GET http://evil.example/v1/me HTTP/1.1\r\nHost: localhost\r\n${auth}`],
+    ['an absolute-form target with credentials', `GET http://localhost@evil.example:${port}/v1/me HTTP/1.1\r\nHost: localhost\r\n${auth}`],
+    ['an unclosed bracket', `GET /v1/me HTTP/1.1\r\nHost: [localhostX\r\n${auth}`],
+    ['a name after the brackets', `GET /v1/me HTTP/1.1\r\nHost: [::1]evil.example\r\n${auth}`],
+    ['a name in brackets', `GET /v1/me HTTP/1.1\r\nHost: [localhost]\r\n${auth}`],
+    ['a port that is not a number', `GET /v1/me HTTP/1.1\r\nHost: localhost:80x\r\n${auth}`],
+    ['a port over 65535', `GET /v1/me HTTP/1.1\r\nHost: localhost:99999\r\n${auth}`],
+    ['credentials in the Host', `GET /v1/me HTTP/1.1\r\nHost: evil.example@localhost\r\n${auth}`],
+    ['a path in the Host', `GET /v1/me HTTP/1.1\r\nHost: localhost/evil.example\r\n${auth}`],
+    ['two Host headers', `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n${auth}`],
+    ['an empty Host', `GET /v1/me HTTP/1.1\r\nHost: \r\n${auth}`],
+  ];
+  for (const [what, head] of refused) {
+    const res = await rawRequest(s.url, head);
+    t.equal(res.status, 403, `${what}: refused`);
+    t.equal(res.body?.error, 'host_not_allowed', `${what}: ${res.body?.message}`);
+  }
+  const answered = [
+    ['an absolute-form target naming the mock', `GET http://localhost:${port}/v1/me HTTP/1.1\r\nHost: evil.example\r\n${auth}`],
+    ['an absolute-form target with a query', `GET http://127.0.0.1:${port}/v1/me?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}`],
+    ['a bracketed address and a port', `GET /v1/me HTTP/1.1\r\nHost: [::1]:${port}\r\n${auth}`],
+    ['an address without brackets', `GET /v1/me HTTP/1.1\r\nHost: ::1\r\n${auth}`],
+    ['a name with a trailing dot and a port', `GET /v1/me HTTP/1.1\r\nHost: LocalHost.:${port}\r\n${auth}`],
+    ['HTTP/1.0 without a Host', `GET /v1/me HTTP/1.0\r\n${auth}`],
+  ];
+  for (const [what, head] of answered) t.equal((await rawRequest(s.url, head)).status, 200, `${what}: answered`);
+  const bad = await rawRequest(s.url, `GET /v1/me HTTP/1.1\r\nHost: [::1]evil.example\r\n${auth}`);
+  t.match(bad.body.message, /"\[::1\]evil\.example" is not a host name or address/, 'the message quotes the Host as sent');
+  const target = await rawRequest(s.url, `GET http://evil.example/v1/me HTTP/1.1\r\nHost: localhost\r\n${auth}`);
+  t.match(target.body.message, /"evil\.example" is not one of them/, 'and names the target\'s host');
 });
 
 t.test('--allowed-hosts adds names; * answers any Host', async (t) => {

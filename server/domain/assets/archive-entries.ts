@@ -45,14 +45,24 @@ function safePath(raw: string): string | typeof ROOT {
   return segments.join('/');
 }
 
+/** Code points outside printable ASCII as \u{…}, so that two names that print alike show how they differ. */
+const codePoints = (path: string) => path.replace(/[^\x20-\x7e]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+
+/**
+ * Two names that are one file on macOS (and on Windows for case): equal once Unicode-normalised
+ * (NFC; macOS file systems normalise names) and case-folded.
+ */
+const sameFileKey = (path: string) => path.normalize('NFC').toLowerCase();
+
 /**
  * The members in archive order. A path may come twice only as a directory: a file named twice, a
  * file and a directory of one name, something inside a file, or two names that differ only in
- * case (one file on macOS and Windows) extract differently from how they list.
+ * case or in Unicode normalisation (`é` as one code point or as `e` and a combining accent; one
+ * file on macOS, and on Windows for case) extract differently from how they list.
  */
 export class EntryList {
   readonly entries: ArchiveEntry[] = [];
-  /** Every listed path and every folder above one, by its lower-case form. */
+  /** Every listed path and every folder above one, by its sameFileKey. */
   private readonly seen = new Map<string, { path: string; type: ArchiveEntry['type']; listed: boolean }>();
 
   add(rawPath: string, type: ArchiveEntry['type'], bytes: number): void {
@@ -70,13 +80,16 @@ export class EntryList {
   }
 
   private note(at: string, type: ArchiveEntry['type'], listed: boolean, member: string): void {
-    const key = at.toLowerCase();
+    const key = sameFileKey(at);
     const earlier = this.seen.get(key);
     if (!earlier) {
       this.seen.set(key, { path: at, type, listed });
       return;
     }
-    if (earlier.path !== at) throw unsafe(member, `differs only in case from "${earlier.path}", which is the same file on a case-insensitive file system`);
+    if (earlier.path !== at) {
+      if (earlier.path.toLowerCase() === at.toLowerCase()) throw unsafe(member, `differs only in case from "${earlier.path}", which is the same file on a case-insensitive file system`);
+      throw unsafe(member, `differs only in Unicode normalisation${at.normalize('NFC') === earlier.path.normalize('NFC') ? '' : ' and case'} from "${earlier.path}" (${codePoints(at)} against ${codePoints(earlier.path)}), which is the same file on macOS`);
+    }
     if (earlier.type === 'file' && listed && type === 'file') throw unsafe(member, 'appears twice in the archive');
     if (earlier.type !== type) {
       throw unsafe(member, earlier.type === 'file' ? `is inside "${at}", which the archive holds as a file` : `is a file, but the archive holds "${at}" as a directory`);
@@ -106,4 +119,17 @@ export function utf8Name(bytes: Uint8Array, fallback: string): string {
   } catch {
     throw unsafe(fallback, 'has a name that is not valid UTF-8');
   }
+}
+
+/**
+ * A name the format declares UTF-8 text (a pax path, a zip name flagged UTF-8): bsdtar normalises
+ * it to NFC where GNU tar, unzip and Python keep its code points, so one that is not in NFC would
+ * extract under two names. Names kept as bytes (ustar, GNU long names) bsdtar leaves alone.
+ */
+export function utf8TextName(bytes: Uint8Array, fallback: string): string {
+  const name = utf8Name(bytes, fallback);
+  if (name.normalize('NFC') !== name) {
+    throw unsafe(name, `is not in Unicode normalisation form C (${codePoints(name)}): bsdtar extracts it as ${codePoints(name.normalize('NFC'))}, other tools as written`);
+  }
+  return name;
 }

@@ -11,6 +11,7 @@ import {
   tooMuchMetadata,
   unsafe,
   utf8Name,
+  utf8TextName,
   type ArchiveEntry,
 } from './archive-entries.js';
 
@@ -216,7 +217,7 @@ class TarReader {
     } else if (type === 'x') {
       const records = paxRecords(data, this.name, this.budget);
       const path = records.get('path');
-      if (path !== undefined) entry.path = utf8Name(path, path.toString('latin1'));
+      if (path !== undefined) entry.path = utf8TextName(path, path.toString('latin1'));
       if (records.has('hdrcharset')) throw unsafe(entry.path ?? header, 'has a pax hdrcharset record: its name is bytes that extractors decode differently');
       const size = records.get('size')?.toString('latin1');
       if (size !== undefined) {

@@ -8,6 +8,7 @@ import {
   tooMuchMetadata,
   unsafe,
   utf8Name,
+  utf8TextName,
   type ArchiveEntry,
 } from './archive-entries.js';
 
@@ -149,7 +150,7 @@ function centralRecord(data: Buffer, at: number, end: number, bad: (why: string)
   const next = at + 46 + nameLength + extraLength + commentLength;
   if (next > end) throw bad('the central directory is cut short');
   const rawName = data.subarray(at + 46, at + 46 + nameLength);
-  const name = flags & FLAG_UTF8 ? utf8Name(rawName, rawName.toString('latin1')) : cp437(rawName);
+  const name = flags & FLAG_UTF8 ? utf8TextName(rawName, rawName.toString('latin1')) : cp437(rawName);
   const fields = extraFields(data.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength), bad);
   let compressed = data.readUInt32LE(at + 20);
   let size = data.readUInt32LE(at + 24);

@@ -30,6 +30,13 @@ const pax = (records: Array<[string, string]>, type = 'x'): TarRecord => ({ name
 const gnuName = (name: string): TarRecord => ({ name: '././@LongLink', type: 'L', data: `${name}\0` });
 const tar = (what: string, records: TarRecord[], refused?: [string, RegExp], end?: Buffer): Case => ({ what, name: 'corpus.tar', data: tarRecords(records, end), refused });
 const UNSAFE = 'unsafe_archive';
+/** One name as one file on macOS, written two ways: é as one code point (NFC), and as e and a combining accent (NFD). */
+const NFC = 'caf\u00e9.txt';
+const NFD = 'cafe\u0301.txt';
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const NOT_NFC = /"cafe\u0301\.txt" is not in Unicode normalisation form C \(cafe\\u\{301\}\.txt\): bsdtar extracts it as caf\\u\{e9\}\.txt/u;
+/** The refusal names both members, each as written. */
+const sameInNfc = (later: string, earlier: string) => new RegExp(`"${escapeRegExp(later)}" .*"${escapeRegExp(earlier)}"`);
 const INVALID = 'invalid_archive';
 
 const tarCorpus: Case[] = [
@@ -73,6 +80,12 @@ const tarCorpus: Case[] = [
   tar('a prefix in a pre-POSIX header', [file('evil', 'x', { magic: 'none', prefix: '/etc' })], [UNSAFE, /prefix in a header that is not POSIX/]),
   tar('a file named twice', [file('a.txt', 'one'), file('a.txt', 'two')], [UNSAFE, /"a\.txt" appears twice/]),
   tar('names that differ only in case', [file('README'), file('readme')], [UNSAFE, /"readme" differs only in case from "README"/]),
+  { what: 'a ustar name in NFD', name: 'nfd.tar', data: tarRecords([file(NFD), file('cafe.txt')]), accepted: true },
+  // bsdtar reads a pax path in NFC, GNU tar and tarfile as written: so no pax path may be in NFD.
+  tar('a pax path in NFD', [pax([['path', NFD]]), file('ignored.txt')], [UNSAFE, NOT_NFC]),
+  tar('one name in NFC and in NFD', [file(NFC), file(NFD)], [UNSAFE, sameInNfc(NFD, NFC)]),
+  tar('a folder in NFD and a file under its NFC name', [file('cafe\u0301/', '', { type: '5' }), file('caf\u00e9/a.txt')], [UNSAFE, sameInNfc('caf\u00e9/a.txt', 'cafe\u0301')]),
+  tar('names equal in NFC and in case', [file(NFC), file(NFD.toUpperCase())], [UNSAFE, sameInNfc(NFD.toUpperCase(), NFC)]),
   tar('a file, then something inside it', [file('a'), file('a/b')], [UNSAFE, /"a\/b" is inside "a", which the archive holds as a file/]),
   tar('a file where a directory was', [file('a/b'), file('a')], [UNSAFE, /"a" is a file, but the archive holds "a" as a directory/]),
   tar('a name that is not UTF-8', [{ name: Buffer.from([0x63, 0x61, 0x66, 0xe9]), data: 'x' }], [UNSAFE, /not valid UTF-8/]),
@@ -142,6 +155,9 @@ const zipCorpus: Case[] = [
   zip('a regular-file mode on a directory name', [{ path: 'd/', mode: 0o100644 }], [UNSAFE, /regular file by its attributes/]),
   zip('a name twice', [{ path: 'a.txt', content: '1' }, { path: 'a.txt', content: '2' }], [UNSAFE, /appears twice/]),
   zip('names that differ only in case', [{ path: 'Makefile' }, { path: 'makefile' }], [UNSAFE, /differs only in case/]),
+  // bsdtar reads a name flagged UTF-8 in NFC, unzip and zipfile as written: so no such name may be in NFD.
+  zip('a UTF-8 name in NFD', [{ path: NFD }, { path: 'cafe.txt' }], [UNSAFE, NOT_NFC]),
+  zip('one name in NFD and in NFC', [{ path: NFC }, { path: NFD }], [UNSAFE, NOT_NFC]),
   zip('a file, then something inside it', [{ path: 'a' }, { path: 'a/b' }], [UNSAFE, /inside "a"/]),
   zip('an absolute path', [{ path: '/tmp/nodus-mock-corpus-escape' }], [UNSAFE, /absolute/]),
   zip('a drive letter', [{ path: 'C:evil' }], [UNSAFE, /absolute/]),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -145,5 +146,57 @@ t.test('a secret value is in no answer, journal row, log line or byte of the dat
     const bytes = readFileSync(join(dirname(s.dbPath), file));
     t.equal(bytes.indexOf(Buffer.from(VALUE)), -1, `not in ${file}`);
     t.equal(bytes.indexOf(Buffer.from(VALUE, 'utf16le')), -1, `not in ${file} as UTF-16 either`);
+  }
+});
+
+t.test('a near miss of a put stores no part of its body: any method, any path under /v1/secrets, any shape', async (t) => {
+  let logged = '';
+  const stream = Object.assign(new Writable({ write(chunk, _enc, done) { logged += chunk; done(); } }), { isTTY: false });
+  const s = await startServer(t, { clock: 'manual' }, { logger: createLogger('trace', stream as unknown as NodeJS.WriteStream) });
+  const json = { 'content-type': 'application/json' };
+  // Each case its own marker, so a failure names the shape that leaked.
+  const cases: [string, (marker: string) => Promise<CallResult>][] = [
+    ['PUT /v1/secrets (405)', (m) => s.call('PUT', '/v1/secrets', { body: { name: 'K', value: m } })],
+    ['POST /v1/secrets/{name} (405)', (m) => s.call('POST', '/v1/secrets/K', { body: { name: 'K', value: m } })],
+    ['PATCH /v1/secrets/{name} as text', (m) => s.call('PATCH', '/v1/secrets/K', { raw: m, headers: { 'content-type': 'text/plain' } })],
+    ['DELETE /v1/secrets/{name} with a body', (m) => s.call('DELETE', '/v1/secrets/K', { body: { value: m } })],
+    ['a path under /v1/secrets no route has', (m) => s.call('POST', '/v1/secrets/K/versions', { body: { value: m } })],
+    ['a doubled slash', (m) => s.call('POST', '/v1//secrets', { body: { name: 'K', value: m } })],
+    ['a percent-encoded path', (m) => s.call('POST', '/v1/%73ecrets', { body: { name: 'K', value: m } })],
+    ['"secret" for "value"', (m) => s.call('POST', '/v1/secrets', { body: { name: 'K', secret: m } })],
+    ['"Value" for "value"', (m) => s.call('POST', '/v1/secrets', { body: { name: 'K', Value: m } })],
+    ['the value in an object', (m) => s.call('POST', '/v1/secrets', { body: { name: 'K', value: { token: m } } })],
+    ['the value in the name', (m) => s.call('POST', '/v1/secrets', { body: { name: `not a name ${m}`, value: 'v' } })],
+    ['an array', (m) => s.call('POST', '/v1/secrets', { body: [{ name: 'K', value: m }] })],
+    ['a text body', (m) => s.call('POST', '/v1/secrets', { raw: `K=${m}`, headers: { 'content-type': 'text/plain' } })],
+    ['JSON that does not parse', (m) => s.call('PUT', '/v1/secrets', { raw: `{"name":"K","value":"${m}"`, headers: json })],
+    ['a body over the journal\'s 16 KiB', (m) => s.call('POST', '/v1/secrets', { body: { name: 'K', value: `${m}${'x'.repeat(20_000)}` } })],
+    ['a body over the 1 MiB limit', (m) => s.call('PUT', '/v1/secrets', { raw: `{"value":"${m}${'x'.repeat(1_100_000)}"}`, headers: json })],
+    ['the value in the query', (m) => s.call('POST', `/v1/secrets?value=${m}`, { body: { name: 'K', value: 'v' } })],
+  ];
+  const markers: [string, string][] = [];
+  for (const [what, send] of cases) {
+    const marker = `nearmiss${markers.length}Z${randomBytes(6).toString('hex')}`;
+    markers.push([what, marker]);
+    const res = await send(marker);
+    t.ok(res.status >= 200 && res.status < 500, `${what}: answered ${res.status}`);
+  }
+  const journal = await s.call('GET', '/_mock/requests?limit=100');
+  t.equal(journal.body.requests.length, cases.length, 'every request is journaled');
+  const put = journal.body.requests.find((r: { body: unknown }) => (r.body as { Value?: unknown } | null)?.Value !== undefined);
+  t.same(put?.body, { name: 'K', Value: '[redacted]' }, 'a misspelt field shows by its name, its value redacted');
+  const snapshot = await s.call('GET', '/_mock/snapshot');
+  t.equal(snapshot.status, 200);
+  const dir = dirname(s.dbPath);
+  const files = () => readdirSync(dir).map((file) => [file, readFileSync(join(dir, file))] as const);
+  const open = files();
+  t.ok(open.some(([file]) => file.endsWith('-wal')), 'the WAL is read while the server runs');
+  await s.close();
+  const closed = files();
+  for (const [what, marker] of markers) {
+    t.notMatch(journal.text, marker, `${what}: not in the journal`);
+    t.notMatch(snapshot.text, marker, `${what}: not in the snapshot`);
+    t.notMatch(logged, marker, `${what}: not in the logs`);
+    for (const [file, bytes] of [...open, ...closed]) t.equal(bytes.indexOf(Buffer.from(marker)), -1, `${what}: not in ${file}`);
   }
 });
