@@ -113,13 +113,13 @@ export async function advanceStall(ctx: Context): Promise<ReturnType<typeof figu
     };
     return [
       figure(
-        { id: 'advance-other-p99', title: `Another tenant's GET /v1/workloads/{id} while one tenant advances ${WORKLOADS} running workloads by a day: p99 latency (target under 250 ms: ${met ? 'met' : 'missed'}; ${median(r.oneUnit.map((x) => x.p99Ms)).toFixed(0)} ms behind one transaction)`, unit: 'ms' },
+        { id: 'advance-other-p99', title: `Another tenant's GET /v1/workloads/{id} while one tenant advances ${WORKLOADS.toLocaleString('en')} running workloads by a day: p99 latency (target under 250 ms: ${met ? 'met' : 'missed'}; ${median(r.oneUnit.map((x) => x.p99Ms)).toFixed(0)} ms behind one transaction)`, unit: 'ms' },
         { label: 'during the advance, in slices', rounds: r.sliced.map((x) => x.p99Ms) },
         { label: 'no advance running', rounds: r.alone.map((x) => x.p99Ms) },
         detail,
       ),
       figure(
-        { id: 'advance-time', title: `POST /_mock/clock/advance of ${WORKLOADS} running workloads by a day, in slices, vs the same work in one transaction`, unit: 'ms' },
+        { id: 'advance-time', title: `POST /_mock/clock/advance of ${WORKLOADS.toLocaleString('en')} running workloads by a day, in slices, vs the same work in one transaction`, unit: 'ms' },
         { label: '{"seconds": 86400}, in slices', rounds: times.sliced },
         { label: '{"until": "idle"}, one transaction', rounds: times.oneUnit },
         { workloads: WORKLOADS },
