@@ -5,6 +5,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../server/boot/package-info.js';
 import type { Context, FigureRun } from './context.js';
+import { advanceStall } from './figures/advance.js';
 import { archives } from './figures/archives.js';
 import { coldStart } from './figures/cold-start.js';
 import { launches } from './figures/launch.js';
@@ -34,6 +35,7 @@ const FIGURES: Record<string, FigureRun> = {
   webhooks,
   'webhook-fairness': webhookFairness,
   snapshot,
+  advance: advanceStall,
 };
 
 const settings = readSettings();

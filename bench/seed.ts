@@ -22,6 +22,26 @@ export interface DeepWorkload {
   cursorAt(depth: number): string;
 }
 
+/**
+ * Stores workload `id`'s row again `copies` times in the database file, in one transaction, under
+ * ids of its own shape, the spec naming each its own (as a restore checks): each copy makes real
+ * rows of its own when the mock materialises it. The mock may be running on the file meanwhile.
+ */
+export function storeAgain(db: string, id: string, copies: number): void {
+  const sqlite = new Database(db);
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    const columns = (sqlite.pragma('table_info(workloads)') as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id');
+    const values = columns.map((c) => (c === 'spec' ? 'replace(spec, @from, @to)' : c));
+    const copy = sqlite.prepare(`INSERT INTO workloads (id, ${columns.join(', ')}) SELECT @to, ${values.join(', ')} FROM workloads WHERE id = @from`);
+    sqlite.transaction(() => {
+      for (let i = 1; i <= copies; i++) copy.run({ to: `${id.slice(0, -6)}${i.toString(36).padStart(6, '0')}`, from: id });
+    })();
+  } finally {
+    sqlite.close();
+  }
+}
+
 /** Rows per transaction: big enough that commits cost nothing, small enough to keep memory flat. */
 const BATCH = 100_000;
 

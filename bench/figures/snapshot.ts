@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { benchScript, MAIN, mockArgs, startChild, type Child } from '../children.js';
 import type { Context } from '../context.js';
 import { load } from '../load.js';
 import { advance, benchKey, launch, review } from '../mock-api.js';
 import { alternate, figure, median } from '../rounds.js';
+import { storeAgain } from '../seed.js';
 
 /** Workloads of the exported tenant: the size the issue asks GET and PUT to be measured at. */
 const WORKLOADS = 1000;
@@ -29,17 +29,7 @@ async function seed(ctx: Context, workloads: number): Promise<{ db: string; key:
   const reviewed = await review(mock.url, key, { recipe_id: 'reasoning-gym-leg-counting', recipe_version: '1.0.0', mode: 'evaluate' });
   const id = await launch(mock.url, key, reviewed, 'snapshot-seed');
   await mock.stop();
-  const sqlite = new Database(db);
-  try {
-    const columns = (sqlite.pragma('table_info(workloads)') as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id');
-    const values = columns.map((c) => (c === 'spec' ? 'replace(spec, @from, @to)' : c));
-    const copy = sqlite.prepare(`INSERT INTO workloads (id, ${columns.join(', ')}) SELECT @to, ${values.join(', ')} FROM workloads WHERE id = @from`);
-    sqlite.transaction(() => {
-      for (let i = 1; i < workloads; i++) copy.run({ to: `${id.slice(0, -6)}${i.toString(36).padStart(6, '0')}`, from: id });
-    })();
-  } finally {
-    sqlite.close();
-  }
+  storeAgain(db, id, workloads - 1);
   mock = await startChild(MAIN, mockArgs(db, '--clock', 'manual'));
   await advance(mock.url, key, reviewed.secondsToFinish);
   await mock.stop();

@@ -32,7 +32,7 @@ export default (async function mockClockRoutes(app) {
     },
   }, async (request) => {
     const { seconds, until, max_seconds } = request.body;
-    if (until === undefined) return { now: isoTime(control.advanceClock(request.tenant.id, seconds!)) };
+    if (until === undefined) return { now: isoTime(await control.advanceClock(request.tenant.id, seconds!)) };
     return { now: isoTime(control.advanceClockUntil(request.tenant.id, until, max_seconds)), held: true };
   });
 }) satisfies FastifyPluginAsyncZod;

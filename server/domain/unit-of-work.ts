@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Store } from '../../store/index.js';
 import type { WorkloadRow } from '../../store/workloads.js';
 import type { ClockMode, ClockView, VirtualClock } from './clock.js';
@@ -5,6 +6,15 @@ import { notFound } from './errors.js';
 import { enqueueStatusChanges } from './webhooks/outbox.js';
 import type { Materialised, Materialiser, RunContext } from './workloads/materialise.js';
 import { applyRule, dueRule } from './workloads/rules.js';
+
+/**
+ * Workloads brought up to now per unit of work of everyWorkloadInSlices, at most, and the wall
+ * time a unit may go on taking more: the other tenants' requests run between two units, so this
+ * bounds how long they wait behind one tenant's materialising. A workload that never ran to now
+ * can take milliseconds.
+ */
+const SLICE_WORKLOADS = 64;
+const SLICE_MS = 10;
 
 /** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
 const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
@@ -152,6 +162,30 @@ export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; mat
      */
     atNowTogether<T>(tenantId: string, op: (unit: TenantUnit) => T): Promise<T> {
       return store.writeTogether(() => inUnit(tenantId, op));
+    },
+
+    /**
+     * Every unsettled workload of the tenant brought up to its now, as everyWorkload does, but a
+     * unit of work per slice of workloads, the event loop turning between them: each workload is
+     * materialised (and its status changes announced) in one transaction, never half, while other
+     * requests run between slices. Each slice reads its rows and the tenant's now afresh, so a
+     * clock move, a reset or a restore in between leaves nothing stale to write (a workload stored
+     * meanwhile may be left to the reads, which materialise what they read). Settles once a slice
+     * has found no more.
+     */
+    async everyWorkloadInSlices(tenantId: string): Promise<void> {
+      for (let after = 0, more = true; more;) {
+        ({ after, more } = store.write(() => inUnit(tenantId, (unit) => {
+          const started = performance.now();
+          const page = store.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
+          for (const { position, row } of page) {
+            unit.materialise(row);
+            if (performance.now() - started > SLICE_MS) return { after: position, more: true };
+          }
+          return { after: page.at(-1)?.position ?? after, more: page.length === SLICE_WORKLOADS };
+        })));
+        await setImmediate();
+      }
     },
 
     /**

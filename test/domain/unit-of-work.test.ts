@@ -15,7 +15,7 @@ async function tenantWithRun(t: Parameters<typeof domainServices>[0]) {
 t.test('a read that materialises announces what it passed in the same commit', async (t) => {
   const { d, tenant, id, deliveries } = await tenantWithRun(t);
   t.same(deliveries(), [], 'nothing announced before the run is read');
-  d.services.control.advanceClock(tenant, 60);
+  await d.services.control.advanceClock(tenant, 60);
   // advanceClock materialised the tenant: the status changes are in the outbox already.
   const announced = deliveries();
   t.ok(announced.length > 0, 'the advance announced the statuses it passed');

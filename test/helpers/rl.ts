@@ -1,3 +1,5 @@
+import { newWorkloadId } from '../../server/domain/workloads/rows.js';
+import type { WorkloadRow } from '../../store/workloads.js';
 import type { TestServer } from './server.js';
 
 /** A preview request as the SDK's docs build it. */
@@ -35,6 +37,32 @@ export async function launchRun(s: TestServer, configuration: Record<string, unk
 export async function advance(s: TestServer, seconds: number, callKey?: string): Promise<void> {
   const res = await s.call('POST', '/_mock/clock/advance', { body: { seconds }, key: callKey });
   if (res.status !== 200) throw new Error(`advance failed: ${res.status} ${res.text}`);
+}
+
+/**
+ * Stores a workload's row again `copies` times under new ids (the spec naming its own), in one
+ * transaction; answers the new ids in the order stored. Each copy makes real rows of its own when
+ * a read materialises it.
+ */
+export function copyWorkload(s: TestServer, row: WorkloadRow, copies: number): string[] {
+  return s.store.write(() => Array.from({ length: copies }, () => {
+    const copy = newWorkloadId();
+    s.store.workloads.insert({ ...row, id: copy, spec: row.spec.replaceAll(row.id, copy) });
+    return copy;
+  }));
+}
+
+/**
+ * `n` workloads in the key's tenant, due to run to their end and not yet brought up to now: one
+ * launched through the API, the others its row as launched stored again (copyWorkload) after the
+ * clock moved. Answers the tenant, the launched run and the copies.
+ */
+export async function manyWorkloads(s: TestServer, n: number, callKey?: string) {
+  const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 4, seed: 4 }), undefined, callKey);
+  const tenantId = (await s.call('GET', '/v1/me', { key: callKey })).body.tenant as string;
+  const launched = s.store.workloads.get(tenantId, id)!;
+  await advance(s, secondsToFinish(preview), callKey);
+  return { tenantId, id, copies: copyWorkload(s, launched, n - 1) };
 }
 
 /** Enough virtual time for any run of this preview to finish, grading included. */

@@ -45,16 +45,22 @@ export function createControlService(deps: DomainContext) {
       return units.atNow(tenantId, (unit) => unit.setClock(mode, scale));
     },
 
-    /** Moves virtual time forward and materialises everything that fell due; answers the new now. */
-    advanceClock(tenantId: string, seconds: number): number {
-      return units.atNow(tenantId, (unit) => {
-        unit.advanceClock(seconds);
-        unit.everyWorkload();
-        return unit.nowMs;
-      });
+    /**
+     * Moves virtual time forward, then materialises everything that fell due a slice of workloads
+     * per transaction, the other tenants' requests running in between (docs/control-api.md says
+     * what a read sees meanwhile); answers the new now once every workload is materialised to it.
+     */
+    async advanceClock(tenantId: string, seconds: number): Promise<number> {
+      const nowMs = units.atNow(tenantId, (unit) => unit.advanceClock(seconds).nowMs);
+      await units.everyWorkloadInSlices(tenantId);
+      return nowMs;
     },
 
-    /** Moves virtual time to the first scheduled change at which the condition holds (until.ts); answers the new now. */
+    /**
+     * Moves virtual time to the first scheduled change at which the condition holds (until.ts);
+     * answers the new now. One transaction, materialising as it goes: that is what lets a 409
+     * move nothing.
+     */
     advanceClockUntil(tenantId: string, condition: UntilCondition, maxSeconds = UNTIL_MAX_SECONDS): number {
       return units.atNow(tenantId, (unit) => advanceUntil(store, unit, condition, maxSeconds));
     },

@@ -29,12 +29,7 @@ export interface SnapshotExport {
   close(): void;
 }
 
-/**
- * Workloads brought up to now per unit of work of an export, at most, and the wall time a unit
- * may go on taking more: the other tenants' requests run between two units, so this bounds
- * how long they wait behind an export. A workload that never ran to now can take milliseconds.
- */
-const SLICE_WORKLOADS = 64;
+/** The wall time a restore checks rows before it lets other requests run. */
 const SLICE_MS = 10;
 
 const TABLES = Object.keys(SNAPSHOT_TABLES) as SnapshotTable[];
@@ -54,18 +49,7 @@ export function createSnapshotService(deps: DomainContext) {
      * committed, on a reader of their own, while the server goes on serving and writing.
      */
     async snapshot(tenantId: string): Promise<SnapshotExport> {
-      for (let after = 0, more = true; more;) {
-        ({ after, more } = units.atNow(tenantId, (unit) => {
-          const started = performance.now();
-          const page = store.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
-          for (const { position, row } of page) {
-            unit.materialise(row);
-            if (performance.now() - started > SLICE_MS) return { after: position, more: true };
-          }
-          return { after: page.at(-1)?.position ?? after, more: page.length === SLICE_WORKLOADS };
-        }));
-        await setImmediate();
-      }
+      await units.everyWorkloadInSlices(tenantId);
       const head = units.atNow(tenantId, (unit): SnapshotHead => {
         // The mode and scale in force, not the row's nulls: on a server with other defaults the
         // restored clock still runs as this one did.

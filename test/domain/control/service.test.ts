@@ -61,7 +61,7 @@ t.test('advancing the clock materialises what fell due, in the same call', async
 
   d.wall.now += 3_600_000;
   t.equal(control.clock(tenant).nowMs, before, 'a manual clock ignores wall time');
-  const now = control.advanceClock(tenant, secondsToFinish(reviewed));
+  const now = await control.advanceClock(tenant, secondsToFinish(reviewed));
   t.equal(now, before + secondsToFinish(reviewed) * 1000);
   const row = d.store.workloads.get(tenant, id)!;
   t.equal(row.status, 'completed', 'the stored row, not only a later read, has reached the end');

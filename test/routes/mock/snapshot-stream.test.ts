@@ -3,32 +3,14 @@ import { get, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { SNAPSHOT_VERSION } from '../../../openapi/snapshot.js';
-import { newWorkloadId } from '../../../server/domain/workloads/rows.js';
 import { packageVersion } from '../../../server/boot/package-info.js';
 import { SERVER_NUMBERED, SNAPSHOT_REFERENCES, SNAPSHOT_TABLES, type SnapshotTable } from '../../../store/snapshot.js';
-import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
+import { advance, launchRun, legCounting, manyWorkloads } from '../../helpers/rl.js';
 import { freshKey, startServer, tempDbPath, type TestServer } from '../../helpers/server.js';
 
 const SETTINGS = { clock: 'manual' } as const;
 
 const tenantOf = async (s: TestServer, key?: string) => (await s.call('GET', '/v1/me', { key })).body.tenant as string;
-
-/**
- * `n` workloads in the server's tenant, due to run to their end and not yet brought up to now: one
- * launched through the API, the others its row as launched stored again under new ids after the
- * clock moved (the run is the spec's, so each makes real rows of its own when a read materialises it).
- */
-async function manyWorkloads(s: TestServer, n: number): Promise<void> {
-  const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 4, seed: 4 }));
-  const row = s.store.workloads.get(await tenantOf(s), id)!;
-  await advance(s, secondsToFinish(preview));
-  s.store.write(() => {
-    for (let i = 1; i < n; i++) {
-      const copy = newWorkloadId();
-      s.store.workloads.insert({ ...row, id: copy, spec: row.spec.replaceAll(id, copy) });
-    }
-  });
-}
 
 /**
  * The document as GET answered it whole before it streamed: the same rows, read at once, the keys
