@@ -165,6 +165,9 @@ t.test('workload rules beside the faults with what each did to the runs it bound
   await ready(page, 'run');
   t.equal(await text(page, 'h1'), train);
   const runRule = `#run-rules tr.run-rule[data-id="${recovers}"]`;
+  await page.waitForSelector(runRule);
+  await page.waitForSelector(`#lifecycle tr[data-rule="${recovers}"]`);
+  await page.waitForSelector(`svg.timeline line.marker-recovered[data-rule="${recovers}"]`);
   t.match(await text(page, `${runRule} td:nth-child(4)`), /^applied \d{4}-/);
   t.equal(await text(page, `${runRule} td:nth-child(5)`), 'workload.status recovering, workload.recovered (generation 2)');
   const recoveries = await page.$$eval('svg.timeline line.marker-recovered', (lines) => lines.map((l) => l.getAttribute('data-rule')));
@@ -176,6 +179,9 @@ t.test('workload rules beside the faults with what each did to the runs it bound
 
   await page.goto(inspectorUrl(s, s.key, evaluate));
   await ready(page, 'run');
+  // Each section of a run page fills in as its own read returns: the rules' after the page is ready.
+  await page.waitForSelector(`#run-rules tr.run-rule[data-id="${never}"]`);
+  await page.waitForSelector(`#lifecycle tr[data-rule="${fails}"]`);
   t.equal(await text(page, '#run-status'), 'failed');
   t.same(await page.$$eval('#run-rules tr.run-rule', (rows) => rows.map((r) => [r.getAttribute('data-id'), r.getAttribute('data-state')])),
     [[fails, 'applied'], [never, 'skipped']], 'both rules that bound the run, with what became of each');
