@@ -221,7 +221,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (config.restore !== undefined) {
       const tenant = services.control.registerKey(printedKey(config));
       const rows = await services.snapshots.restoreFile(tenant.id, config.restore);
-      app.restoredWorkload = services.workloads.list(tenant.id, { limit: 1 }).workloads[0]?.row.id ?? null;
+      app.restoredWorkload = (await services.workloads.list(tenant.id, { limit: 1 })).workloads[0]?.row.id ?? null;
       app.log.info({ snapshot: config.restore, tenant: tenant.id, rows }, 'snapshot restored');
     }
   } catch (err) {

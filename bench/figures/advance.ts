@@ -63,9 +63,9 @@ async function timedMove(url: string, key: string, body: object): Promise<number
 
 /**
  * Another tenant's GET /v1/workloads/{id} while one tenant advances 1,000 running workloads by a
- * day, against the same reads with no advance running, for as long as the last advance took; and
- * the advance's own time (sliced) against the same work in one transaction (`until: "idle"`,
- * which materialises every run to its end in one unit, as every advance did before).
+ * day, by seconds and until idle (both write the runs in slices; until decides its move first),
+ * against the same reads with no advance running, for as long as the last advance took; and the
+ * two advances' own times.
  */
 export async function advanceStall(ctx: Context): Promise<ReturnType<typeof figure>[]> {
   const db = join(ctx.dir, 'advance.db');
@@ -91,37 +91,39 @@ export async function advanceStall(ctx: Context): Promise<ReturnType<typeof figu
       const samples = await readsUntil(mock.url, path, other, connections, new Promise((resolve) => setTimeout(resolve, windowMs)));
       return { p99Ms: p99(samples), reads: samples.length, advanceMs: 0 };
     };
-    const sliced = { seconds: DAY_SECONDS };
-    const oneUnit = { until: 'idle', max_seconds: DAY_SECONDS };
-    const r = await alternate(ctx.settings.rounds, { sliced: during(sliced), oneUnit: during(oneUnit), alone });
+    const seconds = { seconds: DAY_SECONDS };
+    const idle = { until: 'idle', max_seconds: DAY_SECONDS };
+    const r = await alternate(ctx.settings.rounds, { seconds: during(seconds), idle: during(idle), alone });
     const times = await alternate(ctx.settings.rounds, {
-      sliced: () => timedMove(mock.url, tenants.pop()!, sliced),
-      oneUnit: () => timedMove(mock.url, tenants.pop()!, oneUnit),
+      seconds: () => timedMove(mock.url, tenants.pop()!, seconds),
+      idle: () => timedMove(mock.url, tenants.pop()!, idle),
     });
 
-    const slicedP99 = median(r.sliced.map((x) => x.p99Ms));
-    const met = slicedP99 < 250;
+    const worstP99 = Math.max(median(r.seconds.map((x) => x.p99Ms)), median(r.idle.map((x) => x.p99Ms)));
+    const met = worstP99 < 250;
     const detail = {
       workloads: WORKLOADS,
       advance_seconds: DAY_SECONDS,
       connections,
-      p99_during_one_transaction_ms: r.oneUnit.map((x) => x.p99Ms),
-      reads_during_advance: r.sliced.map((x) => x.reads),
+      p99_during_until_idle_ms: r.idle.map((x) => x.p99Ms),
+      reads_during_advance: r.seconds.map((x) => x.reads),
+      reads_during_until_idle: r.idle.map((x) => x.reads),
       reads_alone: r.alone.map((x) => x.reads),
-      advance_ms_under_reads: r.sliced.map((x) => x.advanceMs),
+      advance_ms_under_reads: r.seconds.map((x) => x.advanceMs),
+      until_idle_ms_under_reads: r.idle.map((x) => x.advanceMs),
       under_250_ms: met,
     };
     return [
       figure(
-        { id: 'advance-other-p99', title: `Another tenant's GET /v1/workloads/{id} while one tenant advances ${WORKLOADS.toLocaleString('en')} running workloads by a day: p99 latency (target under 250 ms: ${met ? 'met' : 'missed'}; ${median(r.oneUnit.map((x) => x.p99Ms)).toFixed(0)} ms behind one transaction)`, unit: 'ms' },
-        { label: 'during the advance, in slices', rounds: r.sliced.map((x) => x.p99Ms) },
+        { id: 'advance-other-p99', title: `Another tenant's GET /v1/workloads/{id} while one tenant advances ${WORKLOADS.toLocaleString('en')} running workloads by a day: p99 latency (target under 250 ms, by seconds and until idle: ${met ? 'met' : 'missed'}; ${median(r.idle.map((x) => x.p99Ms)).toFixed(0)} ms during until idle)`, unit: 'ms' },
+        { label: 'during {"seconds": 86400}', rounds: r.seconds.map((x) => x.p99Ms) },
         { label: 'no advance running', rounds: r.alone.map((x) => x.p99Ms) },
         detail,
       ),
       figure(
-        { id: 'advance-time', title: `POST /_mock/clock/advance of ${WORKLOADS.toLocaleString('en')} running workloads by a day, in slices, vs the same work in one transaction`, unit: 'ms' },
-        { label: '{"seconds": 86400}, in slices', rounds: times.sliced },
-        { label: '{"until": "idle"}, one transaction', rounds: times.oneUnit },
+        { id: 'advance-time', title: `POST /_mock/clock/advance of ${WORKLOADS.toLocaleString('en')} running workloads by a day: until idle (deciding its move, then slices) vs by seconds (slices)`, unit: 'ms' },
+        { label: '{"until": "idle"}', rounds: times.idle },
+        { label: '{"seconds": 86400}', rounds: times.seconds },
         { workloads: WORKLOADS },
       ),
     ];

@@ -33,6 +33,6 @@ export default (async function mockClockRoutes(app) {
   }, async (request) => {
     const { seconds, until, max_seconds } = request.body;
     if (until === undefined) return { now: isoTime(await control.advanceClock(request.tenant.id, seconds!)) };
-    return { now: isoTime(control.advanceClockUntil(request.tenant.id, until, max_seconds)), held: true };
+    return { now: isoTime(await control.advanceClockUntil(request.tenant.id, until, max_seconds)), held: true };
   });
 }) satisfies FastifyPluginAsyncZod;

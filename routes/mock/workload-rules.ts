@@ -25,7 +25,7 @@ export default (async function mockWorkloadRuleRoutes(app) {
       summary: 'This tenant\'s workload rules, oldest first, with their counters and the workloads each bound',
       response: { 200: WorkloadRuleList, ...errorResponses() },
     },
-  }, async (request) => ({ rules: workloadRules.list(request.tenant.id).map(presentWorkloadRule) }));
+  }, async (request) => ({ rules: (await workloadRules.list(request.tenant.id)).map(presentWorkloadRule) }));
 
   app.delete('/workload-rules/:id', {
     schema: {

@@ -20,7 +20,7 @@ export default (async function computeRoutes(app) {
     },
     config: { validationCodes },
   }, async (request) => {
-    const page = compute.list(request.tenant.id, request.query);
+    const page = await compute.list(request.tenant.id, request.query);
     return {
       items: page.items.map(itemView),
       next_cursor: page.nextCursor,
@@ -39,7 +39,7 @@ export default (async function computeRoutes(app) {
     },
     config: { validationCodes },
   }, async (request) => {
-    const page = compute.group(request.tenant.id, request.params.id, request.query);
+    const page = await compute.group(request.tenant.id, request.params.id, request.query);
     return { group: groupView(page.extra.group), items: page.items.map(itemView), next_cursor: page.nextCursor };
   });
 }) satisfies FastifyPluginAsyncZod;

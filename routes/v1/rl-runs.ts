@@ -19,7 +19,7 @@ export default (async function rlRunRoutes(app) {
       [RESPONSE_HEADERS]: { 200: PreviewHeaders },
     },
   }, async (request, reply) => {
-    const preview = launches.preview(request.tenant.id, request.body);
+    const preview = await launches.preview(request.tenant.id, request.body);
     // The seeds' plan exposes an ETag; it is the review token itself.
     if (preview.review_token) reply.header('etag', `"${preview.review_token}"`);
     return preview;

@@ -75,7 +75,7 @@ export default (async function workloadRoutes(app) {
       response: { 200: z.object({ workloads: z.array(WorkloadListItem), next_offset: z.int().optional() }), ...errorResponses(400, 403) },
     },
   }, async (request) => {
-    const { workloads: listed, nextOffset } = workloads.list(request.tenant.id, request.query);
+    const { workloads: listed, nextOffset } = await workloads.list(request.tenant.id, request.query);
     const page = listed.map((w) => listItemView(w.row, w.accruingRateUsdHour, w.terminal));
     return nextOffset === undefined ? { workloads: page } : { workloads: page, next_offset: nextOffset };
   });

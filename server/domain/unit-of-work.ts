@@ -28,6 +28,8 @@ const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
 export class TenantUnit {
   private tenantMaterialised = false;
   private now: number;
+  /** What applying a workload rule needs. */
+  private readonly rules: { store: Store; materialiser: Materialiser };
 
   constructor(
     readonly tenantId: string,
@@ -36,6 +38,7 @@ export class TenantUnit {
     private readonly materialiser: Materialiser,
   ) {
     this.now = clock.nowMs(tenantId);
+    this.rules = { store, materialiser };
   }
 
   /** The tenant's virtual time this operation runs at. */
@@ -56,12 +59,20 @@ export class TenantUnit {
    * materialised up to it, the rule applies, the run goes on from there.
    */
   materialise(row: WorkloadRow): WorkloadRow {
-    const deps = { store: this.store, materialiser: this.materialiser };
     let current = row;
-    for (let due = dueRule(deps, current, this.now); due; due = dueRule(deps, current, this.now)) {
-      current = applyRule(deps, this, this.announce(this.materialiser.materialise(current, due.atMs)), due);
+    for (let due = dueRule(this.rules, current, this.now); due; due = dueRule(this.rules, current, this.now)) {
+      current = applyRule(this.rules, this, this.announce(this.materialiser.materialise(current, due.atMs)), due);
     }
     return this.announce(this.materialiser.materialise(current, this.now));
+  }
+
+  /**
+   * The row as it is when no workload rule of it is due by now; else brought up to now, the rules
+   * applying on the way. What a rule changes (a recovery, a failure) changes the run's timeline,
+   * which the stored row's does not show until then.
+   */
+  withDueRulesApplied(row: WorkloadRow): WorkloadRow {
+    return dueRule(this.rules, row, this.now) ? this.materialise(row) : row;
   }
 
   /** Every workload of the tenant that may still change, brought up to now; once per operation. */

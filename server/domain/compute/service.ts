@@ -126,7 +126,7 @@ export function createComputeService(deps: DomainContext) {
   const secret = () => store.settings.secret(CURSOR_SECRET);
 
   return {
-    list(tenantId: string, query: ComputeQuery): ComputePage<{ runningTraining: number }> {
+    async list(tenantId: string, query: ComputeQuery): Promise<ComputePage<{ runningTraining: number }>> {
       if (query.launched_by === 'me') {
         throw new DomainError('forbidden', 'attribution_required', 'launched_by=me needs a member credential; every key here is a team key (omit launched_by)');
       }
@@ -134,6 +134,7 @@ export function createComputeService(deps: DomainContext) {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\n${state}\n${query.type ?? ''}\n${query.include ?? ''}\n${query.launched_by ?? ''}`;
       const after = computeAfter(secret(), scope, query.cursor);
+      await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
         unit.everyWorkload();
         const runningTraining = store.compute.runningRuns(tenantId);
@@ -149,11 +150,12 @@ export function createComputeService(deps: DomainContext) {
     },
 
     /** GET /v1/compute/groups/{id}: the sweep's counts and a page of its runs, newest first. */
-    group(tenantId: string, id: string, query: { limit?: number; cursor?: string }): ComputePage<{ group: SweepGroup }> {
+    async group(tenantId: string, id: string, query: { limit?: number; cursor?: string }): Promise<ComputePage<{ group: SweepGroup }>> {
       const sweepId = id.startsWith(SWEEP_PREFIX) ? id.slice(SWEEP_PREFIX.length) : '';
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\nsweep\n${sweepId}`;
       const after = computeAfter(secret(), scope, query.cursor);
+      await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
         unit.everyWorkload();
         const row = sweepId === '' ? undefined : store.compute.sweep(tenantId, sweepId);

@@ -57,12 +57,15 @@ export function createControlService(deps: DomainContext) {
     },
 
     /**
-     * Moves virtual time to the first scheduled change at which the condition holds (until.ts);
-     * answers the new now. One transaction, materialising as it goes: that is what lets a 409
-     * move nothing.
+     * Moves virtual time to the first scheduled change at which the condition holds (until.ts),
+     * in one transaction that materialises only what the condition needs: that is what lets a 409
+     * move nothing. The rest falls due in slices, as after any advance; answers the new now once
+     * every workload is materialised to it.
      */
-    advanceClockUntil(tenantId: string, condition: UntilCondition, maxSeconds = UNTIL_MAX_SECONDS): number {
-      return units.atNow(tenantId, (unit) => advanceUntil(store, unit, condition, maxSeconds));
+    async advanceClockUntil(tenantId: string, condition: UntilCondition, maxSeconds = UNTIL_MAX_SECONDS): Promise<number> {
+      const nowMs = units.atNow(tenantId, (unit) => advanceUntil(store, unit, condition, maxSeconds));
+      await units.everyWorkloadInSlices(tenantId);
+      return nowMs;
     },
 
     addFault(tenantId: string, rule: FaultRuleInput): FaultRow {

@@ -72,13 +72,18 @@ function statusAnswer(store: Store, unit: TenantUnit, workloadId: string, wanted
  * Idle is about virtual time: nothing left that moving the clock would change. A delivery due at
  * or before now is the delivery worker's, sent on the wall clock after the commit (POST
  * /_mock/webhooks/flush waits for those); one waiting for a retry at a later virtual time is not idle.
+ * A run that has ended by now counts as ended though it may not be materialised that far yet
+ * (the advance's slices do that once the clock has moved); only a run with a workload rule due
+ * by now is brought up to now here, since the rule may change when it ends.
  */
 function idleAnswer(store: Store, unit: TenantUnit): UntilAnswer {
   let last: Look | undefined;
   let rules: Look | undefined;
-  for (const row of unit.openWorkloads()) {
+  for (const stored of store.workloads.unsettled(unit.tenantId)) {
+    const row = unit.withDueRulesApplied(stored);
     const { endAtMs, finalStatus } = unit.run(row).timeline;
     if (endAtMs === null) return { holds: false, never: resumeless(row.id) };
+    if (endAtMs <= unit.nowMs) continue;
     const end = { atMs: endAtMs, next: `workload ${row.id} ends ${finalStatus} at ${isoTime(endAtMs)}` };
     if (!last || endAtMs > last.atMs) last = end;
     const rule = beforeRules(store, unit, row, end);
@@ -94,9 +99,14 @@ function idleAnswer(store: Store, unit: TenantUnit): UntilAnswer {
   return { holds: false, ...(rules && rules.atMs < last.atMs ? rules : last) };
 }
 
-/** A rule has applied once any of its bindings has; a binding waiting for a read never comes by moving the clock. */
+/**
+ * A rule has applied once any of its bindings has; a binding waiting for a read never comes by
+ * moving the clock. The rule's workloads are brought up to now first: a binding due by now
+ * applies on the way.
+ */
 function ruleAnswer(store: Store, unit: TenantUnit, ruleId: string): UntilAnswer {
   if (!store.workloadRules.get(unit.tenantId, ruleId)) throw notFound(`workload rule ${ruleId}`);
+  for (const binding of store.workloadRules.pendingOfRule(ruleId)) unit.workload(binding.workloadId);
   if (store.workloadRules.bindings(ruleId, 0).counts.applied > 0) return { holds: true };
   let look: Look | undefined;
   for (const binding of store.workloadRules.pendingOfRule(ruleId)) {
@@ -116,19 +126,22 @@ function ruleAnswer(store: Store, unit: TenantUnit, ruleId: string): UntilAnswer
   };
 }
 
-/** The condition at the unit's now, every workload materialised up to it. */
+/**
+ * The condition at the unit's now. Only the workloads it names (or, for idle, those with a rule
+ * due) are materialised to now: the others' timelines say when they end without their events
+ * being written, and the advance writes those in slices after its commit.
+ */
 export function untilAnswer(store: Store, unit: TenantUnit, condition: UntilCondition): UntilAnswer {
-  unit.everyWorkload();
   if (condition === 'idle') return idleAnswer(store, unit);
   if ('rule' in condition) return ruleAnswer(store, unit, condition.rule);
   return statusAnswer(store, unit, condition.workload_id, condition.status);
 }
 
 /**
- * Moves the clock from one scheduled change to the next until the condition holds, materialising
- * at each stop as any advance does (which may change timelines, so each stop asks again); answers
- * the new now. A refusal is thrown inside the unit, so its transaction rolls back: a condition that
- * cannot hold, or does not by the bound, moves nothing.
+ * Moves the clock from one scheduled change to the next until the condition holds, applying the
+ * workload rules that come due at each stop (which may change timelines, so each stop asks
+ * again); answers the new now. A refusal is thrown inside the unit, so its transaction rolls
+ * back: a condition that cannot hold, or does not by the bound, moves nothing.
  */
 export function advanceUntil(store: Store, unit: TenantUnit, condition: UntilCondition, maxSeconds: number): number {
   // No further than the end of the clock's range either.

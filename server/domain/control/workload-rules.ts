@@ -43,9 +43,11 @@ export function createWorkloadRuleService(deps: DomainContext) {
 
     /**
      * Every rule of the tenant, oldest first, with what each has bound as of now: the tenant's
-     * runs are materialised first, so what their triggers did by now (or can no longer do) shows.
+     * runs are materialised first (in slices, then what fell due since in the list's own unit),
+     * so what their triggers did by now (or can no longer do) shows.
      */
-    list(tenantId: string): WorkloadRuleState[] {
+    async list(tenantId: string): Promise<WorkloadRuleState[]> {
+      if (store.workloadRules.list(tenantId).length) await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
         const rules = store.workloadRules.list(tenantId);
         if (rules.length) unit.everyWorkload();

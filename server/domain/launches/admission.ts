@@ -48,6 +48,15 @@ export function catalogAvailability(deps: DomainContext, tenantId: string): Avai
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /**
+ * A budgeted tenant's headroom counts what every running workload has spent by now: they are
+ * brought up to now in slices before the admission's unit, the other tenants' requests running
+ * between them, so that unit (one transaction) has only what fell due since to write.
+ */
+export async function budgetReady(deps: DomainContext, tenantId: string): Promise<void> {
+  if (deps.store.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
+}
+
+/**
  * The 402 a budgeted tenant gets when an estimate does not fit the headroom, with the arithmetic
  * fields the SDK exposes on its error. Headroom = cap − month-to-date (the configured
  * figure plus what ended workloads spent) − what running workloads spent − what they are still

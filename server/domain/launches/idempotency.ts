@@ -1,4 +1,5 @@
 import { conflict } from '../errors.js';
+import { budgetReady } from './admission.js';
 import type { DomainContext } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { submitResult } from '../workloads/rows.js';
@@ -51,6 +52,7 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   const known = store.idempotency.cached(tenantId, req.operation, key);
   const early = known === NOT_CACHED ? undefined : replayOf(known, clock.nowMs(tenantId));
   if (early) return early;
+  await budgetReady(deps, tenantId);
   const answer = await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
     const replay = replayOf(store.idempotency.find(tenantId, req.operation, key), unit.nowMs);
     if (replay) return replay;

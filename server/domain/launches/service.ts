@@ -4,6 +4,7 @@ import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { admitExampleRun, exampleWorkload, findExample } from './example-runs.js';
+import { budgetReady } from './admission.js';
 import { admitOnce } from './idempotency.js';
 import { createRecipeLists } from './recipes.js';
 import { admitLaunch, launchFingerprint, previewRun } from './rl-runs.js';
@@ -15,7 +16,8 @@ export function createLaunchService(deps: DomainContext) {
     recipes: createRecipeLists(deps),
 
     /** Writes when it must: it materialises the tenant for a budget's headroom, and remembers the review under the expiry lever. */
-    preview(tenantId: string, request: z.output<typeof RLRecipeRequest>) {
+    async preview(tenantId: string, request: z.output<typeof RLRecipeRequest>) {
+      await budgetReady(deps, tenantId);
       return deps.units.atNow(tenantId, (unit) => previewRun(deps, unit, request));
     },
 

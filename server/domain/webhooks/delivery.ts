@@ -78,6 +78,7 @@ export function createDeliveryWorker(deps: DomainContext) {
   let scheduled = false;
   let timer: NodeJS.Timeout | undefined;
   let materialisedAt = 0;
+  let materialising: Promise<void> | undefined;
   let log = SILENT;
 
   /** A pass right after the current transaction: enqueue calls this inside the one that writes. */
@@ -254,13 +255,15 @@ export function createDeliveryWorker(deps: DomainContext) {
 
   /**
    * Tenants with a webhook see their runs' status changes without reading them: realtime clocks
-   * move by themselves, so their unsettled workloads are materialised every second. (Manual
-   * clocks move by advance, which materialises.) The rows are those any read would write.
+   * move by themselves, so their unsettled workloads are materialised every second, in slices
+   * (a tenant of many runs holds no other tenant up). Manual clocks move by advance, which
+   * materialises. The rows are those any read would write.
    */
-  function materialiseRealtimeTenants(): void {
+  async function materialiseRealtimeTenants(): Promise<void> {
     for (const tenantId of store.webhooks.enabledTenants()) {
+      if (stopped.signal.aborted) return;
       if (clock.view(tenantId).mode !== 'realtime' || store.workloads.unsettled(tenantId).length === 0) continue;
-      units.atNow(tenantId, (unit) => unit.everyWorkload());
+      await units.everyWorkloadInSlices(tenantId);
     }
   }
 
@@ -275,9 +278,12 @@ export function createDeliveryWorker(deps: DomainContext) {
 
   const tick = () => guarded(() => {
     pass();
-    if (clock.wallNow() - materialisedAt >= MATERIALISE_EVERY_MS) {
+    // A pass still running (many runs to write) is not overlapped by the next.
+    if (!materialising && clock.wallNow() - materialisedAt >= MATERIALISE_EVERY_MS) {
       materialisedAt = clock.wallNow();
-      materialiseRealtimeTenants();
+      materialising = materialiseRealtimeTenants()
+        .catch((err: unknown) => log.error({ err }, 'webhook deliveries: a pass failed'))
+        .finally(() => (materialising = undefined));
     }
   });
 
@@ -305,7 +311,7 @@ export function createDeliveryWorker(deps: DomainContext) {
     async stop(): Promise<void> {
       stopped.abort();
       clearInterval(timer);
-      await Promise.allSettled([...inFlight.values()].map((f) => f.done));
+      await Promise.allSettled([...inFlight.values()].map((f) => f.done).concat(materialising ?? []));
     },
 
     /**
@@ -314,7 +320,7 @@ export function createDeliveryWorker(deps: DomainContext) {
      * a workload, a retry of a realtime clock), within FLUSH_LIMIT_MS.
      */
     async flush(tenantId: string): Promise<{ due: number; pending: number }> {
-      if (store.webhooks.get(tenantId)?.enabled) units.atNow(tenantId, (unit) => unit.everyWorkload());
+      if (store.webhooks.get(tenantId)?.enabled) await units.everyWorkloadInSlices(tenantId);
       const deadline = performance.now() + FLUSH_LIMIT_MS;
       for (;;) {
         pass();

@@ -113,13 +113,17 @@ export function createWorkloadService(deps: DomainContext) {
       checkWorkloadConnection(deps, tenantId, payload);
     },
 
-    /** Newest first; the contract's limit rule: absent, <= 0 or > 100 means 50. */
-    list(tenantId: string, query: ListQuery): { workloads: ListedWorkload[]; nextOffset?: number } {
+    /**
+     * Newest first; the contract's limit rule: absent, <= 0 or > 100 means 50. The tenant's runs
+     * are brought up to now in slices first, so the page's own unit has only what fell due since.
+     */
+    async list(tenantId: string, query: ListQuery): Promise<{ workloads: ListedWorkload[]; nextOffset?: number }> {
       const { limit: rawLimit, offset = 0, status, scope } = query;
       if (scope === 'mine') {
         throw new DomainError('forbidden', 'attribution_required', 'scope=mine needs a member credential; this key is a team key (use scope=team)');
       }
       const limit = rawLimit === undefined || rawLimit <= 0 || rawLimit > 100 ? 50 : rawLimit;
+      await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
         unit.everyWorkload();
         const rows = store.workloads.list(tenantId, statusFilter(status), limit + 1, offset);

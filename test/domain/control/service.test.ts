@@ -53,7 +53,7 @@ t.test('advancing the clock materialises what fell due, in the same call', async
   const d = domainServices(t);
   const tenant = d.tenant();
   const { control, launches } = d.services;
-  const reviewed = launches.preview(tenant, RLRecipeRequest.parse(legCounting()));
+  const reviewed = await launches.preview(tenant, RLRecipeRequest.parse(legCounting()));
   const launched = await launches.launch(tenant, 'clock', RLRunRequest.parse({ ...reviewed.configuration, review_token: reviewed.review_token }));
   const id = launched.submitted.id;
   const before = control.clock(tenant).nowMs;

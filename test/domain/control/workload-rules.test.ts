@@ -10,7 +10,7 @@ t.test('the rules list brings the tenant\'s runs up to now: a trigger a run\'s e
   services.control.setClock(id, 'realtime', 1_000_000);
   // A wall minute is two virtual years: the custom run has long ended, and nothing has read it.
   wall.now += 60_000;
-  const [rule] = services.workloadRules.list(id);
+  const [rule] = await services.workloadRules.list(id);
   t.same(rule.bindings.counts, { pending: 0, applied: 0, skipped: 1 });
   t.match(rule.bindings.workloads, [{ workloadId: workload, state: 'skipped', note: /^the run ended \(completed\) before phase training$/ }]);
 });

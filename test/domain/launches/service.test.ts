@@ -7,7 +7,7 @@ import { legCounting } from '../../helpers/rl.js';
 const preview = (d: ReturnType<typeof domainServices>, tenant: string, overrides: Record<string, unknown> = {}) =>
   d.services.launches.preview(tenant, RLRecipeRequest.parse(legCounting(overrides)));
 
-const launchBody = (p: ReturnType<typeof preview>, overrides: Record<string, unknown> = {}) =>
+const launchBody = (p: Awaited<ReturnType<typeof preview>>, overrides: Record<string, unknown> = {}) =>
   RLRunRequest.parse({ ...p.configuration, review_token: p.review_token, ...overrides });
 
 const workloadIds = (d: ReturnType<typeof domainServices>, tenant: string) =>
@@ -16,7 +16,7 @@ const workloadIds = (d: ReturnType<typeof domainServices>, tenant: string) =>
 t.test('preview, launch, a same-key replay and a conflicting reuse, without a server', async (t) => {
   const d = domainServices(t);
   const tenant = d.tenant();
-  const reviewed = preview(d, tenant);
+  const reviewed = await preview(d, tenant);
   t.equal(reviewed.launchable, true);
   t.match(reviewed.review_token, /\S/);
 
@@ -29,7 +29,7 @@ t.test('preview, launch, a same-key replay and a conflicting reuse, without a se
   t.same(again, { replayed: true, submitted: first.submitted }, 'the earlier answer');
   t.same(workloadIds(d, tenant), [id], 'one workload for the key');
 
-  const other = launchBody(preview(d, tenant, { seed: 7 }));
+  const other = launchBody(await preview(d, tenant, { seed: 7 }));
   await t.rejects(d.services.launches.launch(tenant, 'run-1', other), { refusal: 'conflict', code: 'idempotency_conflict' });
   t.same(workloadIds(d, tenant), [id], 'a conflict creates nothing');
 
@@ -43,8 +43,8 @@ t.test('preview, launch, a same-key replay and a conflicting reuse, without a se
 t.test('a keyed launch is per tenant: the same key in another tenant is another run', async (t) => {
   const d = domainServices(t);
   const [a, b] = [d.tenant(), d.tenant()];
-  const first = await d.services.launches.launch(a, 'same', launchBody(preview(d, a)));
-  const second = await d.services.launches.launch(b, 'same', launchBody(preview(d, b)));
+  const first = await d.services.launches.launch(a, 'same', launchBody(await preview(d, a)));
+  const second = await d.services.launches.launch(b, 'same', launchBody(await preview(d, b)));
   t.equal(second.replayed, false);
   t.not(second.submitted.id, first.submitted.id);
 });
@@ -52,15 +52,15 @@ t.test('a keyed launch is per tenant: the same key in another tenant is another 
 t.test('the admission levers reach preview and launch', async (t) => {
   const d = domainServices(t);
   const tenant = d.tenant();
-  const reviewed = preview(d, tenant);
+  const reviewed = await preview(d, tenant);
 
   d.services.control.overrideRecipe(tenant, 'reasoning-gym-leg-counting', { available: false, unavailable_reason: 'drained' });
-  t.match(preview(d, tenant), { launchable: false, review_token: '', blocking_reasons: ['recipe_unavailable: drained'] });
+  t.match(await preview(d, tenant), { launchable: false, review_token: '', blocking_reasons: ['recipe_unavailable: drained'] });
   await t.rejects(d.services.launches.launch(tenant, 'paused', launchBody(reviewed)), { refusal: 'unavailable', code: 'rl_unavailable' });
   d.services.control.overrideRecipe(tenant, 'reasoning-gym-leg-counting', { available: true });
 
   d.services.control.setBudget(tenant, { monthly_spend_cap_usd: 0.000001 });
-  const blocked = preview(d, tenant);
+  const blocked = await preview(d, tenant);
   t.equal(blocked.launchable, false);
   t.match(blocked.blocking_reasons, [/^budget_exceeded: /]);
   await t.rejects(d.services.launches.launch(tenant, 'capped', launchBody(reviewed)), { refusal: 'over_budget', code: 'budget_exceeded' });

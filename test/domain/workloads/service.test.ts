@@ -39,7 +39,7 @@ t.test('the same Idempotency-Key replays the stored answer; another payload unde
   const again = await services.workloads.submit(tenant, 'once', customPayload());
   t.equal(again.replayed, true);
   t.same(again.submitted, first.submitted, 'the same workload, answered as the first time');
-  t.equal(services.workloads.list(tenant, {}).workloads.length, 1, 'and no second one');
+  t.equal((await services.workloads.list(tenant, {})).workloads.length, 1, 'and no second one');
   await t.rejects(services.workloads.submit(tenant, 'once', customPayload({ name: 'other' })), { refusal: 'conflict', code: 'idempotency_conflict' });
 });
 
@@ -72,31 +72,31 @@ t.test('list: newest first, status filters, the contract\'s limit rule and offse
   const cancelled = await submit(services, tenant);
   workloads.cancel(tenant, cancelled);
   context.clock.advance(tenant, 120);
-  const ids = (query: Parameters<typeof workloads.list>[1]) => workloads.list(tenant, query).workloads.map((w) => w.row.id);
+  const ids = async (query: Parameters<typeof workloads.list>[1]) => (await workloads.list(tenant, query)).workloads.map((w) => w.row.id);
 
-  t.same(ids({}), [cancelled, running, completed]);
-  t.same(ids({ status: 'active' }), [running]);
-  t.same(ids({ status: 'terminal' }), [cancelled, completed]);
-  t.same(ids({ status: 'completed, running' }), [running, completed], 'a comma list, spaces allowed');
-  t.same(ids({ status: 'no-such-status' }), [], 'only unknown tokens match nothing');
-  t.same(ids({ status: 'no-such-status,cancelled' }), [cancelled], 'unknown tokens beside known ones are ignored');
+  t.same(await ids({}), [cancelled, running, completed]);
+  t.same(await ids({ status: 'active' }), [running]);
+  t.same(await ids({ status: 'terminal' }), [cancelled, completed]);
+  t.same(await ids({ status: 'completed, running' }), [running, completed], 'a comma list, spaces allowed');
+  t.same(await ids({ status: 'no-such-status' }), [], 'only unknown tokens match nothing');
+  t.same(await ids({ status: 'no-such-status,cancelled' }), [cancelled], 'unknown tokens beside known ones are ignored');
 
-  const listed = workloads.list(tenant, {}).workloads;
+  const listed = (await workloads.list(tenant, {})).workloads;
   t.same(listed.map((w) => w.terminal), [true, false, true]);
   t.ok(listed[1].accruingRateUsdHour > 0, 'the running one accrues');
   t.equal(listed[0].accruingRateUsdHour, 0, 'an ended one does not');
 
-  const firstPage = workloads.list(tenant, { limit: 2 });
+  const firstPage = await workloads.list(tenant, { limit: 2 });
   t.same(firstPage.workloads.map((w) => w.row.id), [cancelled, running]);
   t.equal(firstPage.nextOffset, 2);
-  const lastPage = workloads.list(tenant, { limit: 2, offset: 2 });
+  const lastPage = await workloads.list(tenant, { limit: 2, offset: 2 });
   t.same(lastPage.workloads.map((w) => w.row.id), [completed]);
   t.equal(lastPage.nextOffset, undefined, 'no next offset on the last page');
-  for (const limit of [0, -1, 101]) t.equal(ids({ limit }).length, 3, `limit ${limit} means 50`);
+  for (const limit of [0, -1, 101]) t.equal((await ids({ limit })).length, 3, `limit ${limit} means 50`);
 
-  t.same(refusal(() => workloads.list(tenant, { scope: 'mine' })), { refusal: 'forbidden', code: 'attribution_required' });
-  t.same(ids({ scope: 'team' }), ids({}));
-  t.same(workloads.list(newTenant(), {}).workloads, [], 'another tenant lists none of them');
+  await t.rejects(workloads.list(tenant, { scope: 'mine' }), { refusal: 'forbidden', code: 'attribution_required' });
+  t.same(await ids({ scope: 'team' }), await ids({}));
+  t.same((await workloads.list(newTenant(), {})).workloads, [], 'another tenant lists none of them');
 });
 
 t.test('another tenant\'s workload, a missing one and a malformed id all read as 404, and nothing changes', async (t) => {
