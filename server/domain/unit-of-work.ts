@@ -4,7 +4,7 @@ import type { WorkloadRow } from '../../store/workloads.js';
 import type { ClockMode, ClockView, VirtualClock } from './clock.js';
 import { notFound } from './errors.js';
 import { enqueueStatusChanges } from './webhooks/outbox.js';
-import type { Materialised, Materialiser, RunContext } from './workloads/materialise.js';
+import type { Materialised, Materialiser, RunContext, RunEnd } from './workloads/materialise.js';
 import { applyRule, dueRule } from './workloads/rules.js';
 
 /**
@@ -91,6 +91,11 @@ export class TenantUnit {
   /** The simulated run behind a workload: its spec, interventions and timeline. */
   run(row: WorkloadRow): RunContext {
     return this.materialiser.context(row);
+  }
+
+  /** When the workload's run ends by its timeline, and how: run(row).timeline's, kept for many more runs. */
+  end(row: WorkloadRow): RunEnd {
+    return this.materialiser.end(row);
   }
 
   /**
@@ -196,6 +201,28 @@ export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; mat
           return { after: page.at(-1)?.position ?? after, more: page.length === SLICE_WORKLOADS };
         })));
         await setImmediate();
+      }
+    },
+
+    /**
+     * When each unsettled workload of the tenant ends (TenantUnit.end), worked out outside any
+     * transaction, a slice at a time with the event loop turning between: simulating a run reads
+     * its row and interventions and writes nothing, and what it finds is kept by their content,
+     * so a unit asking later gets it at once unless an intervention has changed the run since.
+     */
+    async endsInSlices(tenantId: string): Promise<void> {
+      for (let after = 0, more = true; more; await setImmediate()) {
+        const started = performance.now();
+        const page = store.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
+        more = page.length === SLICE_WORKLOADS;
+        for (const { position, row } of page) {
+          materialiser.end(row);
+          after = position;
+          if (performance.now() - started > SLICE_MS) {
+            more = true;
+            break;
+          }
+        }
       }
     },
 

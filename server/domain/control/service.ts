@@ -63,6 +63,8 @@ export function createControlService(deps: DomainContext) {
      * every workload is materialised to it.
      */
     async advanceClockUntil(tenantId: string, condition: UntilCondition, maxSeconds = UNTIL_MAX_SECONDS): Promise<number> {
+      // Idle asks every run when it ends: worked out beforehand, in slices, the unit has only to look.
+      if (condition === 'idle') await units.endsInSlices(tenantId);
       const nowMs = units.atNow(tenantId, (unit) => advanceUntil(store, unit, condition, maxSeconds));
       await units.everyWorkloadInSlices(tenantId);
       return nowMs;

@@ -44,7 +44,9 @@ type Look = { atMs: number; next: string };
  * condition comes true.
  */
 function beforeRules(store: Store, unit: TenantUnit, row: WorkloadRow, look: Look): Look {
-  const due = nextDue(store.workloadRules.pending(row.id), unit.run(row).timeline);
+  const pending = store.workloadRules.pending(row.id);
+  if (pending.length === 0) return look;
+  const due = nextDue(pending, unit.run(row).timeline);
   return due && due.atMs > unit.nowMs && due.atMs < look.atMs
     ? { atMs: due.atMs, next: `workload rule ${due.binding.ruleId} comes due on workload ${row.id} at ${isoTime(due.atMs)}` }
     : look;
@@ -81,7 +83,7 @@ function idleAnswer(store: Store, unit: TenantUnit): UntilAnswer {
   let rules: Look | undefined;
   for (const stored of store.workloads.unsettled(unit.tenantId)) {
     const row = unit.withDueRulesApplied(stored);
-    const { endAtMs, finalStatus } = unit.run(row).timeline;
+    const { endAtMs, finalStatus } = unit.end(row);
     if (endAtMs === null) return { holds: false, never: resumeless(row.id) };
     if (endAtMs <= unit.nowMs) continue;
     const end = { atMs: endAtMs, next: `workload ${row.id} ends ${finalStatus} at ${isoTime(endAtMs)}` };
