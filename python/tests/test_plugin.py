@@ -218,8 +218,12 @@ def test_a_failing_test_reports_its_inspector_link_and_last_20_requests(pytester
     assert lines[0] == f"inspector: {state['url']}/_mock/ui/#key={state['key']}"
     assert lines[1] == "journal (last 20, oldest first):"
     expected = [f"  GET /v1/workloads/wl_{n} 404" for n in range(6, 25)] + ["  GET /v1/me unanswered (reset)"]
-    assert lines[2:22] == expected
-    assert lines[22].startswith("snapshot: ")
+    assert [line for line in lines[2:] if line.startswith("  GET /v1/")] == expected
+    [reset, limited] = state["faults"]
+    # The rule that acted, and the one the test declared that never did.
+    assert lines[lines.index("rules that fired:") + 1] == f"  fault {reset['id']} GET /v1/me reset (applied 1)"
+    assert lines[lines.index("rules the test declared that never fired:") + 1] == f"  fault {limited['id']} POST /v1/rl-runs error"
+    assert lines[-2].startswith("snapshot: ")
     # Only the failing test's section, and only its snapshot.
     assert section.count("inspector:") == 1
 
@@ -230,14 +234,14 @@ def test_the_failing_test_snapshot_is_written_and_its_command_restores_it_under_
     assert os.path.dirname(path) == str(pytester.path / "artifacts")
     assert re.fullmatch(r"test_fail\.py_test_fails-[0-9a-f]{8}\.json", os.path.basename(path))
     assert os.listdir(pytester.path / "artifacts") == [os.path.basename(path)], "the passing test wrote nothing"
-    command = re.search(r"^  open it: npx nodus-mock (.*)   \(then the inspector link it prints\)$", section, re.M)
+    # The command is the one that started the session's server (NODUS_MOCK_CMD here), not npx.
+    command = re.search(r"^  open it: (.*)   \(then the inspector link it prints\)$", section, re.M)
     assert command, section
-    args = shlex.split(command.group(1))
-    assert args == ["--restore", path, "--restore-key", state["key"]]
+    assert command.group(1) == f"{server_command} --restore {shlex.quote(path)} --restore-key {state['key']}"
     with open(path) as file:
         document = json.load(file)
     assert document["format"] == "nodus-mock.snapshot" and document["version"] == 3
-    restored = restore(server_command, args, "/v1/workloads/" + state["workload"]["id"])
+    restored = restore(command.group(1), "/v1/workloads/" + state["workload"]["id"])
     # The link the restored server prints is the test's tenant, at the run the test launched, as it was.
     assert restored["inspector"] == f"{restored['url']}/_mock/ui/#key={state['key']}&workload={state['workload']['id']}"
     assert restored["read"] == state["workload"]
@@ -245,9 +249,9 @@ def test_the_failing_test_snapshot_is_written_and_its_command_restores_it_under_
     assert restored["faults"] == state["faults"]
 
 
-def restore(command, args, route):
-    """Starts `command ARGS` as a user would; answers its URL and inspector link, and its clock, faults and `route` read with the key it printed."""
-    server = subprocess.Popen([*shlex.split(command), *args, "--port", "0", "--db", ":memory:", "--log-level", "warn"],
+def restore(command, route):
+    """Starts `command` as a user would; answers its URL and inspector link, and its clock, faults and `route` read with the key it printed."""
+    server = subprocess.Popen([*shlex.split(command), "--port", "0", "--db", ":memory:", "--log-level", "warn"],
                               stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         printed = ""
