@@ -1,5 +1,5 @@
-"""Every method of the control client against one real server for the whole module (started with
-`with start_server(...)`, as a script or unittest would), each test in a tenant of its own."""
+"""Every method of the control client against the session's one server (conftest's shared_server,
+started with `with start_server(...)` as a script or unittest would), each test in a tenant of its own."""
 import base64
 import hashlib
 import http.client
@@ -13,7 +13,7 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from pytest_nodus_mock import NodusMockError, WebhookReceiver, start_server
+from pytest_nodus_mock import NodusMock, NodusMockError, WebhookReceiver
 
 import wire
 
@@ -25,15 +25,14 @@ CUSTOM_RUN = {
 }
 
 
-@pytest.fixture(scope="module")
-def server(server_command):
-    with start_server(server_command) as started:
-        yield started
+@pytest.fixture
+def server(shared_server):
+    return shared_server
 
 
 @pytest.fixture
-def mock(server):
-    return server.tenant()
+def mock(shared_server):
+    return shared_server.tenant()
 
 
 def v1(mock, method, path, body=None, headers=None, data=None):
@@ -269,24 +268,13 @@ def test_requests_filters_by_method_and_limit_and_clear_requests_empties_it(mock
     assert [row for row in mock.requests() if row["path"].startswith("/v1/")] == []
 
 
-def journal_part(mock):
-    """Whether the server records control calls and matches requests (issue 35's server part)."""
-    try:
-        mock.match(None, "/v1/me")
-    except NodusMockError as err:
-        if err.status == 404:
-            return False
-        raise
-    return True
-
-
-def needs_journal_part(mock):
-    if not journal_part(mock):
+@pytest.fixture
+def needs_journal_part(journal_part):
+    if not journal_part:
         pytest.skip("this nodus-mock has no POST /_mock/requests/match: the journal's server part is not in this build")
 
 
-def test_requests_match_path_templates_and_kinds_and_refuse_what_cannot_match(mock):
-    needs_journal_part(mock)
+def test_requests_match_path_templates_and_kinds_and_refuse_what_cannot_match(mock, needs_journal_part):
     workload = launch(mock, "journaled")
     v1(mock, "GET", f"/v1/workloads/{workload}/rl-events?limit=5")
     mock.advance(1)
@@ -303,8 +291,7 @@ def test_requests_match_path_templates_and_kinds_and_refuse_what_cannot_match(mo
     assert (refused.value.status, refused.value.code) == (400, "invalid_request")
 
 
-def test_verify_answers_the_matches_and_explains_a_miss_field_by_field(mock):
-    needs_journal_part(mock)
+def test_verify_answers_the_matches_and_explains_a_miss_field_by_field(mock, needs_journal_part):
     launch(mock, "verified")
     [row] = mock.verify("POST", "/v1/rl-runs", count=1, headers={"Idempotency-Key": "verified"}, body={"/mode": "evaluate"}, status=202)
     assert row["idempotency_key"] == "verified"
@@ -339,8 +326,6 @@ class FakeMatcher(BaseHTTPRequestHandler):
 
 def test_verify_sends_the_contract_body_and_words_the_diff_and_the_evictions():
     """Against a fake of the matcher's contract, so the message is pinned whatever server runs."""
-    from pytest_nodus_mock import NodusMock
-
     fake = ThreadingHTTPServer(("127.0.0.1", 0), FakeMatcher)
     threading.Thread(target=fake.serve_forever, daemon=True).start()
     try:

@@ -11,7 +11,6 @@ import time
 import urllib.request
 
 import pytest
-from pytest_nodus_mock.server import start_server
 
 import wire
 from conftest import tagged_processes, wait_for_no_process
@@ -396,32 +395,28 @@ def test_a_scenario_on_a_baseline(nodus_mock):
 '''
 
 
-def make_baseline(command, path):
+def make_baseline(server, path):
     """A tenant with two runs, a fault rule and its clock moved on, snapshotted to `path`; answers what it read."""
-    server = start_server(command)
-    try:
-        source = server.tenant("nk_test_baseline_source")
-        where = {"url": server.url, "key": source.api_key}
-        for n in range(2):
-            wire.launch(f"run-{n}", **where)
-        source.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 503, "error": "unavailable"}})
-        source.advance(600)
-        source.snapshot(path)
-        return {"workloads": wire.get("/v1/workloads", **where)[1]["workloads"],
-                "clock": source.control("GET", "/_mock/clock"), "faults": source.control("GET", "/_mock/faults")["faults"]}
-    finally:
-        server.stop()
+    source = server.tenant()
+    where = {"url": server.url, "key": source.api_key}
+    for n in range(2):
+        wire.launch(f"run-{n}", **where)
+    source.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 503, "error": "unavailable"}})
+    source.advance(600)
+    source.snapshot(path)
+    return {"workloads": wire.get("/v1/workloads", **where)[1]["workloads"],
+            "clock": source.control("GET", "/_mock/clock"), "faults": source.control("GET", "/_mock/faults")["faults"]}
 
 
 def without_ids(rows):
     return [{name: value for name, value in row.items() if name != "id"} for row in rows]
 
 
-def test_a_baseline_starts_each_test_from_its_state_under_ids_of_its_own(pytester, run, server_command):
+def test_a_baseline_starts_each_test_from_its_state_under_ids_of_its_own(pytester, run, shared_server):
     # The test file sits in a folder of its own, run from above it: the path is the test file's folder's.
     data = pytester.mkdir("suite") / "data"
     data.mkdir()
-    source = make_baseline(server_command, data / "base.json")
+    source = make_baseline(shared_server, data / "base.json")
     (data / "scenario.json").write_text(json.dumps({"keys": {"nk_test_any": {
         "clock": {"mode": "manual", "advance_seconds": 3600},
         "faults": [{"method": "GET", "path": "/v1/me", "action": {"type": "error", "status": 429, "error": "rate_limited"}}]}}}))
@@ -471,11 +466,6 @@ def test_it(nodus_mock, n):
     workers = {worker for worker, _ in seen}
     assert workers == {"gw0", "gw1"}
     assert len({url for _, url in seen}) == 2, seen
-
-
-def test_a_failure_under_xdist_carries_its_section(pytester, run):
-    section, state = failing_run(pytester, run, "-n", "2", "--nodus-mock-artifacts", "artifacts")
-    assert section.startswith(f"inspector: {state['url']}/_mock/ui/#key={state['key']}\n")
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGKILL"])
