@@ -8,6 +8,8 @@ The keeper also leaves when the command does, so pytest sees a server that could
 `--stop-with JSON-ARGV` names a command run first when stopping: for `docker run`, `docker stop`,
 since a container outlives a killed docker client.
 """
+from __future__ import annotations
+
 import json
 import os
 import signal
@@ -19,7 +21,7 @@ import time
 GRACE_SECONDS = 10
 
 
-def _alive(group):
+def _alive(group: int) -> bool:
     """Whether a process that is not a zombie is still in the group."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -34,7 +36,7 @@ def _alive(group):
     return False
 
 
-def stop_group(group):
+def stop_group(group: int) -> None:
     """SIGTERM to the whole group, SIGKILL to what is left of it after the grace period."""
     try:
         os.killpg(group, signal.SIGTERM)
@@ -49,13 +51,13 @@ def stop_group(group):
         pass
 
 
-def _until_end_of_file(fd):
+def _until_end_of_file(fd: int) -> None:
     # os.read, not sys.stdin: a buffered reader's lock held by this thread at shutdown aborts Python.
     while os.read(fd, 4096):
         pass
 
 
-def main():
+def main() -> None:
     done = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, lambda *_: done.set())

@@ -267,7 +267,7 @@ class NodusMock:
         rows = answer.get("requests", answer.get("data", [])) if isinstance(answer, dict) else answer
         evicted = answer.get("evicted") if isinstance(answer, dict) else None
         if evicted is None:
-            evicted = headers.get("Nodus-Mock-Journal-Evicted", 0)
+            evicted = headers.get("Nodus-Mock-Journal-Evicted") or 0
         return rows, int(evicted)
 
     def _exchange(self, method: str, path: str, query: Optional[Query]) -> Tuple[int, Mapping[str, str], JSON]:

@@ -1,10 +1,13 @@
 """`@pytest.mark.nodus_mock(...)`: how a test's tenant starts, set through the control API."""
+from __future__ import annotations
+
 import json
 import os
 import urllib.parse
 from functools import partial
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .client import NodusMockError
+from .client import NodusMock, NodusMockError
 
 MARKER = "nodus_mock"
 MARKER_HELP = (
@@ -19,7 +22,7 @@ class MarkerError(Exception):
     """A marker argument the plugin cannot apply; the message names it."""
 
 
-def apply_marker(mock, marker, test_folder):
+def apply_marker(mock: NodusMock, marker: Optional[Any], test_folder: str) -> None:
     """The baseline first, as a restore replaces everything; then the scenario entry, `clock` and
     `levers`, each adjusting what came before, so the marker's own words win."""
     if marker is None:
@@ -54,7 +57,7 @@ def apply_marker(mock, marker, test_folder):
         mock.control("PUT", "/_mock/levers", levers)
 
 
-def restore_baseline(mock, path):
+def restore_baseline(mock: NodusMock, path: str) -> None:
     """The snapshot at `path`, forked into the test's tenant by the server."""
     try:
         mock.restore(path)
@@ -65,7 +68,7 @@ def restore_baseline(mock, path):
         raise MarkerError(f"nodus_mock: baseline {path}: {err.strerror or err}") from None
 
 
-def scenario_entry(path, key):
+def scenario_entry(path: str, key: Optional[str]) -> Tuple[str, Dict[str, Any]]:
     """The file's entry for `key`, or its only entry; answers (key, entry)."""
     try:
         with open(path, encoding="utf-8") as file:
@@ -81,14 +84,14 @@ def scenario_entry(path, key):
     return key, keys[key]
 
 
-def apply_entry(mock, path, key, entry):
+def apply_entry(mock: NodusMock, path: str, key: str, entry: Dict[str, Any]) -> None:
     """What the server does with an entry at start, as control calls in the same order."""
     where = f'{path}: keys["{key}"]'
     unknown = sorted(set(entry) - {"clock", "faults", "workload_rules", "recipes", "budget", "levers"})
     if unknown:
         raise MarkerError(f"nodus_mock: scenario {where}: unknown field {', '.join(unknown)}")
     # Faults and workload rules go through the client's own methods, so teardown knows them as declared.
-    calls = [partial(mock.fault, rule) for rule in entry.get("faults", [])]
+    calls: List[Callable[[], Any]] = [partial(mock.fault, rule) for rule in entry.get("faults", [])]
     calls += [partial(mock.workload_rule, rule) for rule in entry.get("workload_rules", [])]
     calls += [partial(mock.control, "PATCH", "/_mock/recipes/" + urllib.parse.quote(recipe, safe=""), update)
               for recipe, update in entry.get("recipes", {}).items()]

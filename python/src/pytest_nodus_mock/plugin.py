@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Any, Iterator, Optional
+from typing import Any, Generator, Iterator, Optional
 
 import pytest
 
@@ -114,7 +114,7 @@ def nodus_webhook_receiver(nodus_mock: NodusMock, nodus_mock_server: NodusMockSe
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
     outcome = yield
     report = outcome.get_result()
     if call.when == "call":

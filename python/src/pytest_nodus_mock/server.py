@@ -90,7 +90,8 @@ class NodusMockServer:
             return
         _running.discard(self)
         keeper = self._keeper
-        keeper.stdin.close()
+        if keeper.stdin is not None:
+            keeper.stdin.close()
         try:
             os.killpg(keeper.pid, signal.SIGTERM)
         except ProcessLookupError:

@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional
 from urllib.parse import urlencode
 
 NEAREST_SHOWN = 3
 MATCHES_SHOWN = 5
 
 
-class Expectation(NamedTuple):
+@dataclass(frozen=True)
+class Expectation:
     method: Optional[str]
     path: str
     count: Optional[int]
