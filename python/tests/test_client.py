@@ -128,7 +128,7 @@ def test_fail_next_answers_the_status_after_letting_requests_through(mock):
 def test_drop_next_response_commits_and_closes_unanswered(mock):
     mock.drop_next_response("POST", "/v1/rl-runs/preview")
     assert v1(mock, "POST", "/v1/rl-runs/preview", wire.PREVIEW) == (None, None, None)
-    [row] = mock.requests()
+    [row] = mock.requests(path="/v1/*")
     assert (row["status"], row["fault"]) == (None, "drop_response")
 
 
@@ -137,7 +137,7 @@ def test_delay_next_and_reset_next(mock):
     mock.reset_next("GET", "/v1/me", after=1)
     assert v1(mock, "GET", "/v1/me")[0] == 200
     assert v1(mock, "GET", "/v1/me")[0] is None
-    assert [(row["status"], row["fault"]) for row in mock.requests()] == [(None, "reset"), (200, "delay")]
+    assert [(row["status"], row["fault"]) for row in mock.requests(path="/v1/*")] == [(None, "reset"), (200, "delay")]
 
 
 def test_clear_faults_one_or_all(mock):

@@ -54,9 +54,10 @@ class NodusMockServer:
         self.url: str = url or ""
         # Where this server reaches a receiver on this machine: a container goes through the host's gateway.
         self.webhook_host = "host.docker.internal" if image else "127.0.0.1"
+        # The container's name, for `docker logs` (None for a command).
+        self.container = container
         self._folder = folder
         self._keeper = keeper
-        self._container = container
 
     def __enter__(self) -> "NodusMockServer":
         return self
@@ -164,9 +165,9 @@ def _wait_for_url(server: NodusMockServer, log_path: str) -> str:
             text = log.read()
         match = re.search(r"listening on (http://\S+)\n", text)
         if match and "inspector:" in text:
-            if server._container is None:
+            if server.container is None:
                 return match.group(1)
-            published = _published_url(server._container)
+            published = _published_url(server.container)
             if published:
                 return published
         if exited:
