@@ -9,7 +9,7 @@
 // safe to run anywhere.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -214,11 +214,13 @@ async function checkPytestPlugin() {
     await mustRun(python, ['-m', 'venv', '--system-site-packages', '--without-pip', join(dir, 'venv')]);
     const venvPython = join(dir, 'venv', 'bin', 'python');
     await mustRun(venvPython, ['-m', 'pip', 'install', '--quiet', '--no-build-isolation', '--no-deps', '--no-index', source]);
-    writeFileSync(join(dir, 'test_in_container.py'), PYTEST_IN_CONTAINER);
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'test_in_container.py'), PYTEST_IN_CONTAINER);
     const env = { ...process.env, NODUS_MOCK_IMAGE: IMAGE, PYTEST_ADDOPTS: '' };
     delete env.NODUS_MOCK_CMD;
     const pytest = (...args) => new Promise((resolve) => {
-      const child = spawn(venvPython, ['-m', 'pytest', '-p', 'no:cacheprovider', '-q', ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(venvPython, ['-m', 'pytest', '-p', 'no:cacheprovider', '-q', ...args], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
@@ -228,14 +230,14 @@ async function checkPytestPlugin() {
     let since = Date.now();
     const session = await pytest('-k', 'not killed');
     check(session.code === 0, `pytest --nodus-mock-image exited ${session.code}:\n${session.out}`);
-    const name = readFileSync(join(dir, 'container'), 'utf8');
+    const name = readFileSync(join(project, 'container'), 'utf8');
     check(await containerGone(name), `container ${name} is still there after the session`);
     say(`pytest plugin: a session on ${IMAGE} (a receiver on the host got a retried delivery) in ${seconds(since)}; its container is gone`);
 
     since = Date.now();
     const killed = await pytest('-k', 'killed');
     check(killed.signal === 'SIGKILL', `pytest was to die of SIGKILL, not ${killed.signal ?? killed.code}:\n${killed.out}`);
-    const [killedName, url] = readFileSync(join(dir, 'killed'), 'utf8').split(' ');
+    const [killedName, url] = readFileSync(join(project, 'killed'), 'utf8').split(' ');
     for (;;) {
       if (await containerGone(killedName)) break;
       check(Date.now() - since < 60_000, `container ${killedName} outlived a SIGKILL of pytest by 60 s`);
