@@ -213,8 +213,8 @@ def test_rules_made_and_cleared_by_the_test(nodus_mock):
     run("-p", "no:randomly").assert_outcomes(passed=2)
 
 
-def test_a_failing_test_reports_its_inspector_link_and_last_20_requests(pytester, run):
-    section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
+def check_the_section(section, state):
+    """The inspector link, the last 20 requests, the rules that fired and those that never did."""
     lines = section.splitlines()
     assert lines[0] == f"inspector: {state['url']}/_mock/ui/#key={state['key']}"
     assert lines[1] == "journal (last 20, oldest first):"
@@ -238,8 +238,9 @@ def shown(row):
     return f"  {row['method']} {row['path']}{query} {row['status'] or 'unanswered'}" + (f" ({', '.join(notes)})" if notes else "")
 
 
-def test_the_failing_test_snapshot_is_written_and_its_command_restores_it_under_the_test_key(pytester, run, server_command):
+def test_a_failing_test_reports_its_requests_and_rules_and_a_snapshot_its_command_restores_under_the_test_key(pytester, run, server_command):
     section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
+    check_the_section(section, state)
     path = snapshot_line(section)
     assert os.path.dirname(path) == str(pytester.path / "artifacts")
     assert re.fullmatch(r"test_fail\.py_test_fails-[0-9a-f]{8}\.json", os.path.basename(path))
