@@ -3,13 +3,17 @@
 // starts docker-compose.yml under a throwaway project name on a free loopback port, waits for the
 // health check, reaches the service by its name and sees a foreign Host refused, changes state
 // through the API, stops the container (it must exit 0: SIGTERM reached node), starts a new container on the same volume, proves the state survived, and tears
-// everything down (`down -v`) whatever happened. Exits 0 with one "skipped" line when no Docker
-// engine is reachable, so it is safe to run anywhere.
+// everything down (`down -v`) whatever happened. Then the pytest plugin's --nodus-mock-image on the
+// same image: a session whose server is a container, which must be gone after the session and after
+// a SIGKILL of pytest. Exits 0 with one "skipped" line when no Docker engine is reachable, so it is
+// safe to run anywhere.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -165,6 +169,88 @@ async function checkHostNames(containerId, port) {
   say(`reached as http://${SERVICE}:8080 on the project network; Host rebound.example refused with 403`);
 }
 
+/** What the pytest session below runs: a run launched over /v1, its completion delivered to a receiver on this host. */
+const PYTEST_IN_CONTAINER = `
+import json, os, signal, urllib.request
+
+def call(mock, path, body, key=None):
+    headers = {"Authorization": "Bearer " + mock.api_key, "Content-Type": "application/json", **({"Idempotency-Key": key} if key else {})}
+    request = urllib.request.Request(mock.url + path, data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(request) as answer:
+        return json.loads(answer.read())
+
+def test_a_run_in_the_container_reaches_a_receiver_on_the_host(nodus_mock, nodus_mock_server, nodus_webhook_receiver):
+    with open("container", "w") as file:
+        file.write(nodus_mock_server.container)
+    nodus_webhook_receiver.respond = [500, 204]
+    preview = call(nodus_mock, "/v1/rl-runs/preview", {"recipe_id": "reasoning-gym-leg-counting", "recipe_version": "1.0.0", "mode": "evaluate"})
+    run = call(nodus_mock, "/v1/rl-runs", {**preview["configuration"], "review_token": preview["review_token"]}, key="docker-1")
+    assert nodus_webhook_receiver.wait_for("completed", run["workload_id"])["data"]["status"] == "completed"
+    assert nodus_mock.webhook_deliveries(workload_id=run["workload_id"])[0]["attempts"][0]["status_code"] == 500
+
+def test_killed(nodus_mock, nodus_mock_server):
+    with open("killed", "w") as file:
+        file.write(nodus_mock_server.container + " " + nodus_mock.url)
+    os.kill(os.getpid(), signal.SIGKILL)
+`;
+
+const containerGone = async (name) => (await mustRun('docker', ['ps', '-aq', '--filter', `name=^/${name}$`])).trim() === '';
+
+/**
+ * The pytest plugin with --nodus-mock-image, installed by pip into a venv that sees Debian's
+ * pytest (as docs/pytest.md says): a session against a container of the image just built, then
+ * no container left, also after pytest is killed with SIGKILL (its keeper runs `docker stop`).
+ */
+async function checkPytestPlugin() {
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  if (spawnSync(python, ['-c', 'import venv, ensurepip, pytest'], { stdio: 'ignore' }).status !== 0) {
+    say('pytest plugin: skipped (python3-venv or python3-pytest missing)');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-docker-pytest-'));
+  try {
+    const source = join(dir, 'src');
+    cpSync(join(root, 'python'), source, { recursive: true, filter: (path) => !/(^|\/)(build|__pycache__|[^/]*\.egg-info)$/.test(path) });
+    await mustRun(python, ['-m', 'venv', '--system-site-packages', '--without-pip', join(dir, 'venv')]);
+    const venvPython = join(dir, 'venv', 'bin', 'python');
+    await mustRun(venvPython, ['-m', 'pip', 'install', '--quiet', '--no-build-isolation', '--no-deps', '--no-index', source]);
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'test_in_container.py'), PYTEST_IN_CONTAINER);
+    const env = { ...process.env, NODUS_MOCK_IMAGE: IMAGE, PYTEST_ADDOPTS: '' };
+    delete env.NODUS_MOCK_CMD;
+    const pytest = (...args) => new Promise((resolve) => {
+      const child = spawn(venvPython, ['-m', 'pytest', '-p', 'no:cacheprovider', '-q', ...args], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('close', (code, signal) => resolve({ code, signal, out }));
+    });
+
+    let since = Date.now();
+    const session = await pytest('-k', 'not killed');
+    check(session.code === 0, `pytest --nodus-mock-image exited ${session.code}:\n${session.out}`);
+    const name = readFileSync(join(project, 'container'), 'utf8');
+    check(await containerGone(name), `container ${name} is still there after the session`);
+    say(`pytest plugin: a session on ${IMAGE} (a receiver on the host got a retried delivery) in ${seconds(since)}; its container is gone`);
+
+    since = Date.now();
+    const killed = await pytest('-k', 'killed');
+    check(killed.signal === 'SIGKILL', `pytest was to die of SIGKILL, not ${killed.signal ?? killed.code}:\n${killed.out}`);
+    const [killedName, url] = readFileSync(join(project, 'killed'), 'utf8').split(' ');
+    for (;;) {
+      if (await containerGone(killedName)) break;
+      check(Date.now() - since < 60_000, `container ${killedName} outlived a SIGKILL of pytest by 60 s`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const refused = await fetch(`${url}/healthz`).then(() => false, () => true);
+    check(refused, `${url} still answers after pytest was killed`);
+    say(`pytest plugin: after a SIGKILL of pytest its keeper stopped container ${killedName} within ${seconds(since)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   if (!engineReachable()) {
     say('skipped (no Docker engine reachable)');
@@ -245,6 +331,7 @@ async function main() {
   } finally {
     teardown();
   }
+  await checkPytestPlugin();
   say(`passed in ${seconds(began)}`);
 }
 

@@ -9,10 +9,13 @@ import time
 import uuid
 
 import pytest
+from pytest_nodus_mock import NodusMockError, start_server
 
 pytest_plugins = ["pytester"]
 
-CHECKOUT_BUNDLE = pathlib.Path(__file__).resolve().parents[2] / "dist" / "bundle" / "main.js"
+# The checkout these tests belong to; NODUS_MOCK_CHECKOUT names it when they run from a copy.
+CHECKOUT = pathlib.Path(os.environ.get("NODUS_MOCK_CHECKOUT") or pathlib.Path(__file__).resolve().parents[2])
+CHECKOUT_BUNDLE = CHECKOUT / "dist" / "bundle" / "main.js"
 TAG = "NODUS_MOCK_PLUGIN_TEST_TAG"
 
 
@@ -24,6 +27,25 @@ def server_command():
     if not CHECKOUT_BUNDLE.exists():
         pytest.fail(f"set NODUS_MOCK_CMD, or run `npm run build` so that {CHECKOUT_BUNDLE} exists", pytrace=False)
     return f"node {shlex.quote(str(CHECKOUT_BUNDLE))}"
+
+
+@pytest.fixture(scope="session")
+def shared_server(server_command):
+    """One server for the tests that need no session of their own, started as a script would."""
+    with start_server(server_command) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def journal_part(shared_server):
+    """Whether the server journals control calls and matches requests (issue 35's server part)."""
+    try:
+        shared_server.tenant().match(None, "/v1/me")
+    except NodusMockError as err:
+        if err.status == 404:
+            return False
+        raise
+    return True
 
 
 @pytest.fixture

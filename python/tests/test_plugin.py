@@ -8,10 +8,10 @@ import signal
 import subprocess
 import shlex
 import time
+import urllib.parse
 import urllib.request
 
 import pytest
-from pytest_nodus_mock.server import start_server
 
 import wire
 from conftest import tagged_processes, wait_for_no_process
@@ -45,7 +45,7 @@ def test_one(nodus_mock, nodus_mock_server):
     assert after > before["now"]
     rule = nodus_mock.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 503, "error": "unavailable"}})
     assert get("/v1/rl-recipes")[0] == 503
-    assert [r["path"] for r in nodus_mock.requests()] == ["/v1/rl-recipes", "/v1/me"]
+    assert [r["path"] for r in nodus_mock.requests() if r["path"].startswith("/v1/")] == ["/v1/rl-recipes", "/v1/me"]
     assert [r["fault_id"] for r in nodus_mock.requests(path="/v1/rl-recipes")] == [rule["id"]]
     assert nodus_mock.inspector("wl_1") == nodus_mock.url + "/_mock/ui/#key=" + nodus_mock.api_key + "&workload=wl_1"
     keys.append((nodus_mock.api_key, me["tenant"]))
@@ -81,7 +81,8 @@ def test_fails(nodus_mock):
     with open("state.json", "w") as file:
         json.dump({"key": nodus_mock.api_key, "url": nodus_mock.url, "workload": workload,
                    "clock": nodus_mock.control("GET", "/_mock/clock"),
-                   "faults": nodus_mock.control("GET", "/_mock/faults")["faults"]}, file)
+                   "faults": nodus_mock.control("GET", "/_mock/faults")["faults"],
+                   "journal": nodus_mock.requests(limit=20)}, file)
     assert False, "on purpose"
 
 def test_passes(nodus_mock):
@@ -212,32 +213,46 @@ def test_rules_made_and_cleared_by_the_test(nodus_mock):
     run("-p", "no:randomly").assert_outcomes(passed=2)
 
 
-def test_a_failing_test_reports_its_inspector_link_and_last_20_requests(pytester, run):
-    section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
+def check_the_section(section, state):
+    """The inspector link, the last 20 requests, the rules that fired and those that never did."""
     lines = section.splitlines()
     assert lines[0] == f"inspector: {state['url']}/_mock/ui/#key={state['key']}"
     assert lines[1] == "journal (last 20, oldest first):"
-    expected = [f"  GET /v1/workloads/wl_{n} 404" for n in range(6, 25)] + ["  GET /v1/me unanswered (reset)"]
-    assert lines[2:22] == expected
-    assert lines[22].startswith("snapshot: ")
+    # The journal as the test left it, its own control calls among the /v1 ones where the server journals them.
+    journal = lines[2:22]
+    assert journal == [shown(row) for row in reversed(state["journal"])]
+    assert [line for line in journal if line.startswith("  GET /v1/")][-2:] == ["  GET /v1/workloads/wl_24 404", "  GET /v1/me unanswered (reset)"]
+    [reset, limited] = state["faults"]
+    # The rule that acted, and the one the test declared that never did.
+    assert lines[lines.index("rules that fired:") + 1] == f"  fault {reset['id']} GET /v1/me reset (applied 1)"
+    assert lines[lines.index("rules the test declared that never fired:") + 1] == f"  fault {limited['id']} POST /v1/rl-runs error"
+    assert lines[-2].startswith("snapshot: ")
     # Only the failing test's section, and only its snapshot.
     assert section.count("inspector:") == 1
 
 
-def test_the_failing_test_snapshot_is_written_and_its_command_restores_it_under_the_test_key(pytester, run, server_command):
+def shown(row):
+    """A journal row as the report's line: method, path and query string, status, what acted."""
+    query = "?" + urllib.parse.urlencode(row["query"], doseq=True) if row.get("query") else ""
+    notes = ["replayed"] * row["replayed"] + [row["fault"]] * bool(row["fault"])
+    return f"  {row['method']} {row['path']}{query} {row['status'] or 'unanswered'}" + (f" ({', '.join(notes)})" if notes else "")
+
+
+def test_a_failing_test_reports_its_requests_and_rules_and_a_snapshot_its_command_restores_under_the_test_key(pytester, run, server_command):
     section, state = failing_run(pytester, run, "--nodus-mock-artifacts", "artifacts")
+    check_the_section(section, state)
     path = snapshot_line(section)
     assert os.path.dirname(path) == str(pytester.path / "artifacts")
     assert re.fullmatch(r"test_fail\.py_test_fails-[0-9a-f]{8}\.json", os.path.basename(path))
     assert os.listdir(pytester.path / "artifacts") == [os.path.basename(path)], "the passing test wrote nothing"
-    command = re.search(r"^  open it: npx nodus-mock (.*)   \(then the inspector link it prints\)$", section, re.M)
+    # The command is the one that started the session's server (NODUS_MOCK_CMD here), not npx.
+    command = re.search(r"^  open it: (.*)   \(then the inspector link it prints\)$", section, re.M)
     assert command, section
-    args = shlex.split(command.group(1))
-    assert args == ["--restore", path, "--restore-key", state["key"]]
+    assert command.group(1) == f"{server_command} --restore {shlex.quote(path)} --restore-key {state['key']}"
     with open(path) as file:
         document = json.load(file)
     assert document["format"] == "nodus-mock.snapshot" and document["version"] == 3
-    restored = restore(server_command, args, "/v1/workloads/" + state["workload"]["id"])
+    restored = restore(command.group(1), "/v1/workloads/" + state["workload"]["id"])
     # The link the restored server prints is the test's tenant, at the run the test launched, as it was.
     assert restored["inspector"] == f"{restored['url']}/_mock/ui/#key={state['key']}&workload={state['workload']['id']}"
     assert restored["read"] == state["workload"]
@@ -245,9 +260,9 @@ def test_the_failing_test_snapshot_is_written_and_its_command_restores_it_under_
     assert restored["faults"] == state["faults"]
 
 
-def restore(command, args, route):
-    """Starts `command ARGS` as a user would; answers its URL and inspector link, and its clock, faults and `route` read with the key it printed."""
-    server = subprocess.Popen([*shlex.split(command), *args, "--port", "0", "--db", ":memory:", "--log-level", "warn"],
+def restore(command, route):
+    """Starts `command` as a user would; answers its URL and inspector link, and its clock, faults and `route` read with the key it printed."""
+    server = subprocess.Popen([*shlex.split(command), "--port", "0", "--db", ":memory:", "--log-level", "warn"],
                               stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         printed = ""
@@ -392,32 +407,28 @@ def test_a_scenario_on_a_baseline(nodus_mock):
 '''
 
 
-def make_baseline(command, path):
+def make_baseline(server, path):
     """A tenant with two runs, a fault rule and its clock moved on, snapshotted to `path`; answers what it read."""
-    server = start_server(command)
-    try:
-        source = server.tenant("nk_test_baseline_source")
-        where = {"url": server.url, "key": source.api_key}
-        for n in range(2):
-            wire.launch(f"run-{n}", **where)
-        source.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 503, "error": "unavailable"}})
-        source.advance(600)
-        source.snapshot(path)
-        return {"workloads": wire.get("/v1/workloads", **where)[1]["workloads"],
-                "clock": source.control("GET", "/_mock/clock"), "faults": source.control("GET", "/_mock/faults")["faults"]}
-    finally:
-        server.stop()
+    source = server.tenant()
+    where = {"url": server.url, "key": source.api_key}
+    for n in range(2):
+        wire.launch(f"run-{n}", **where)
+    source.fault({"method": "GET", "path": "/v1/rl-recipes", "action": {"type": "error", "status": 503, "error": "unavailable"}})
+    source.advance(600)
+    source.snapshot(path)
+    return {"workloads": wire.get("/v1/workloads", **where)[1]["workloads"],
+            "clock": source.control("GET", "/_mock/clock"), "faults": source.control("GET", "/_mock/faults")["faults"]}
 
 
 def without_ids(rows):
     return [{name: value for name, value in row.items() if name != "id"} for row in rows]
 
 
-def test_a_baseline_starts_each_test_from_its_state_under_ids_of_its_own(pytester, run, server_command):
+def test_a_baseline_starts_each_test_from_its_state_under_ids_of_its_own(pytester, run, shared_server):
     # The test file sits in a folder of its own, run from above it: the path is the test file's folder's.
     data = pytester.mkdir("suite") / "data"
     data.mkdir()
-    source = make_baseline(server_command, data / "base.json")
+    source = make_baseline(shared_server, data / "base.json")
     (data / "scenario.json").write_text(json.dumps({"keys": {"nk_test_any": {
         "clock": {"mode": "manual", "advance_seconds": 3600},
         "faults": [{"method": "GET", "path": "/v1/me", "action": {"type": "error", "status": 429, "error": "rate_limited"}}]}}}))
@@ -467,11 +478,6 @@ def test_it(nodus_mock, n):
     workers = {worker for worker, _ in seen}
     assert workers == {"gw0", "gw1"}
     assert len({url for _, url in seen}) == 2, seen
-
-
-def test_a_failure_under_xdist_carries_its_section(pytester, run):
-    section, state = failing_run(pytester, run, "-n", "2", "--nodus-mock-artifacts", "artifacts")
-    assert section.startswith(f"inspector: {state['url']}/_mock/ui/#key={state['key']}\n")
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGKILL"])

@@ -4,7 +4,13 @@ pytest holds the write end of this process's stdin. When pytest exits, cleanly o
 pipe reaches end of file and the keeper stops the group: the command (often a wrapper such as npx,
 which would not pass a signal on) and the server under it. SIGTERM, SIGINT and SIGHUP do the same.
 The keeper also leaves when the command does, so pytest sees a server that could not start exit.
+
+`--stop-with JSON-ARGV` names a command run first when stopping: for `docker run`, `docker stop`,
+since a container outlives a killed docker client.
 """
+from __future__ import annotations
+
+import json
 import os
 import signal
 import subprocess
@@ -15,7 +21,7 @@ import time
 GRACE_SECONDS = 10
 
 
-def _alive(group):
+def _alive(group: int) -> bool:
     """Whether a process that is not a zombie is still in the group."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -30,7 +36,7 @@ def _alive(group):
     return False
 
 
-def stop_group(group):
+def stop_group(group: int) -> None:
     """SIGTERM to the whole group, SIGKILL to what is left of it after the grace period."""
     try:
         os.killpg(group, signal.SIGTERM)
@@ -45,21 +51,29 @@ def stop_group(group):
         pass
 
 
-def _until_end_of_file(fd):
+def _until_end_of_file(fd: int) -> None:
     # os.read, not sys.stdin: a buffered reader's lock held by this thread at shutdown aborts Python.
     while os.read(fd, 4096):
         pass
 
 
-def main():
+def main() -> None:
     done = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, lambda *_: done.set())
-    server = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, start_new_session=True)
+    argv, stop_with = sys.argv[1:], None
+    if argv[:1] == ["--stop-with"]:
+        stop_with, argv = json.loads(argv[1]), argv[2:]
+    server = subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
     threading.Thread(target=lambda: (_until_end_of_file(0), done.set()), daemon=True).start()
     threading.Thread(target=lambda: (server.wait(), done.set()), daemon=True).start()
     while not done.wait(0.2):
         pass
+    if stop_with is not None and server.poll() is None:
+        try:
+            subprocess.run(stop_with, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=GRACE_SECONDS + 20)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
     stop_group(server.pid)
     code = server.wait()
     sys.exit(code if code >= 0 else 128 - code)
