@@ -6,7 +6,8 @@ import { presentJournalMatches, presentJournalRow } from '../../server/http/view
 
 /**
  * The request journal that server/http/journal.ts writes. Reading, matching and clearing it are
- * not journaled themselves: a test that reads the journal does not change it.
+ * not journaled themselves (nor is GET /_mock/snapshot, which holds it): a test that reads the
+ * journal does not change it.
  */
 export default (async function mockRequestRoutes(app) {
   const { control } = app.services;
