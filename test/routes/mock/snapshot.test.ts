@@ -6,6 +6,7 @@ import { snapshotJsonSchema } from '../../../openapi/snapshot.js';
 import { packageRoot } from '../../../server/boot/package-info.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
 import { freshKey, startServer, withKey, type Teardown, type TestServer } from '../../helpers/server.js';
+import { journalBeforeVersion4 } from '../../helpers/snapshot.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 
 /** Both servers run alike: a restored tenant continues as the original does only under the same settings. */
@@ -340,9 +341,7 @@ t.test('a version 1 document still restores, keeping its ids, into any tenant', 
   await advance(s, 60);
   const doc = (await s.call('GET', '/_mock/snapshot')).body;
   const { workload_rules: _rules, workload_rule_bindings: _bindings, ...v1Tables } = doc.tenant.tables;
-  // Before version 4 the journal held /v1 requests only, and no header.
-  v1Tables.request_journal = v1Tables.request_journal.filter((r: { kind: string }) => r.kind === 'api')
-    .map(({ kind: _kind, headers: _headers, headers_truncated: _truncated, ...row }: Record<string, unknown>) => row);
+  v1Tables.request_journal = journalBeforeVersion4(v1Tables.request_journal);
   t.ok(v1Tables.request_journal.length > 0);
   const v1 = { ...doc, version: 1, tenant: { ...doc.tenant, id: undefined, tables: v1Tables } };
   const b = withKey(await startServer(t, SETTINGS), freshKey());
