@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { METHODS } from 'node:http';
-import { clockMode, identityText, queryInteger, sha256Hex, utf8Bytes } from './primitives.js';
+import { clockMode, identityText, queryInteger, sha256Hex } from './primitives.js';
 import { RLGradingReceipt } from './rl-evidence.js';
 
 /** Schemas of the /_mock control API (docs/control-api.md). */
@@ -189,8 +189,8 @@ export const JournalHeaders = z
   .refine((h) => headerNames(Object.keys(h)), 'header names are lower-case HTTP tokens')
   .refine((h) => !Object.keys(h).some((name) => UNJOURNALED_HEADERS.includes(name)), `${UNJOURNALED_HEADERS.join(', ')} are never kept`)
   .refine((h) => Object.keys(h).length <= JOURNAL_HEADER_LIMITS.count, `at most ${JOURNAL_HEADER_LIMITS.count} headers`)
-  .refine((h) => Object.entries(h).reduce((n, [name, value]) => n + name.length + utf8Bytes(value), 0) <= JOURNAL_HEADER_LIMITS.bytes,
-    `at most ${JOURNAL_HEADER_LIMITS.bytes} bytes of names and values`);
+  .refine((h) => Object.entries(h).reduce((n, [name, value]) => n + name.length + value.length, 0) <= JOURNAL_HEADER_LIMITS.bytes,
+    `at most ${JOURNAL_HEADER_LIMITS.bytes} characters of names and values (a byte each, as received)`);
 
 /** The methods Node's parser takes: no row holds another. */
 const journalMethod = z

@@ -64,16 +64,19 @@ function cut(text: string): { text: string; truncated: boolean } {
 
 /**
  * The headers a test may assert on: all as they arrived but the credentials, until the row's
- * share (JOURNAL_HEADER_LIMITS) is used up. Node joins a repeated header into one value.
+ * share (JOURNAL_HEADER_LIMITS) is used up. Node joins a repeated header into one value, and
+ * reads each byte as one character (latin1), so a length is the bytes that came.
  */
 function keptHeaders(request: FastifyRequest): { headers: Record<string, string>; truncated: boolean } {
   const headers: Record<string, string> = {};
   let count = 0;
   let bytes = 0;
   let truncated = false;
-  for (const [name, value] of Object.entries(request.headers)) {
+  const sent = request.headers;
+  for (const name in sent) {
+    const value = sent[name];
     if (typeof value !== 'string' || UNJOURNALED_HEADERS.includes(name)) continue;
-    const size = name.length + Buffer.byteLength(value, 'utf8');
+    const size = name.length + value.length;
     if (count === JOURNAL_HEADER_LIMITS.count || bytes + size > JOURNAL_HEADER_LIMITS.bytes) {
       truncated = true;
       continue;
@@ -186,7 +189,8 @@ export default fp(async function journal(app) {
   });
   app.addHook('onClose', async () => flush());
   const recorder = (kind: JournalKind) => syncHook((request, reply) => {
-    if (request.routeOptions.config?.journal === false) return;
+    // Only control routes opt out; routeOptions builds an object on every read.
+    if (kind === 'control' && request.routeOptions.config?.journal === false) return;
     const tenantId = request.tenant.id;
     let arrival: { atMs: number; wallMs: number };
     try {
