@@ -31,9 +31,11 @@ RUN useradd --system --uid 10001 --user-group --no-create-home --home-dir /nonex
 WORKDIR /app
 COPY --from=build /package ./
 COPY --from=build /app/node_modules ./node_modules
+# JSON log lines even under `docker run -t`: a container's logs are read by collectors, not people.
 ENV HOST=0.0.0.0 \
     PORT=8080 \
-    NODUS_MOCK_DB=/data/nodus-mock.db
+    NODUS_MOCK_DB=/data/nodus-mock.db \
+    NODUS_MOCK_LOG_FORMAT=json
 USER nodus
 VOLUME /data
 EXPOSE 8080

@@ -37,6 +37,8 @@ export interface MockServerOptions {
   keys?: MockKey[];
   /** pino level for the server's request log (default `silent`). */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto` (default): readable lines when stdout is a terminal, JSON lines otherwise; or `json`, `pretty`. */
+  logFormat?: 'auto' | 'json' | 'pretty';
   /** Interface to listen on (default 127.0.0.1). */
   host?: string;
   /** TCP port (default 0: a free one). */
@@ -148,14 +150,19 @@ export interface Fault {
 
 export interface RequestFilter {
   limit?: number;
+  /** Exact, a template (`/v1/workloads/{id}`) or a prefix ending in `*`, as fault rules match. */
   path?: string;
   method?: string;
+  /** `api`: /v1 requests; `control`: this tenant's own /_mock calls (default both). */
+  kind?: 'api' | 'control';
 }
 
 /** One `/_mock/requests` journal entry, newest first. */
 export interface JournalEntry {
   /** Increases with each journaled request; never reused. */
   id: number;
+  /** `api`: a /v1 request; `control`: one of the tenant's own /_mock calls. */
+  kind: 'api' | 'control';
   /** RFC 3339 virtual time the request arrived. */
   at: string;
   /** RFC 3339 wall-clock time the request arrived. */
@@ -165,6 +172,10 @@ export interface JournalEntry {
   path: string;
   /** As sent; a repeated name gives an array. */
   query: Record<string, string | string[]>;
+  /** Lower-case names, values as sent; never credentials or cookies; none for a secrets path. */
+  headers: Record<string, string>;
+  /** Headers past the first 64 or 8 KiB were left out. */
+  headers_truncated: boolean;
   /** null when the connection was reset or dropped unanswered. */
   status: number | null;
   request_id: string;

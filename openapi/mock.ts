@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { METHODS } from 'node:http';
 import { clockMode, identityText, queryInteger, sha256Hex } from './primitives.js';
 import { RLGradingReceipt } from './rl-evidence.js';
 
@@ -117,6 +118,11 @@ const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** An exact path, `{name}` segments standing for one segment each, an optional trailing `*`. */
 const FAULT_PATH_PATTERN = /^(\/([^/?#*{}\s]*|\{[A-Za-z_][A-Za-z0-9_]*\}))+\*?$/;
+/** How fault rules and the request journal name paths (server/domain/control/faults.ts matches them). */
+const pathPattern = z
+  .string()
+  .max(1024)
+  .regex(FAULT_PATH_PATTERN, 'must start with / and be an exact path, a template such as /v1/workloads/{id}, or a prefix ending in *; leave the query string out');
 
 export const FaultAction = z
   .discriminatedUnion('type', [
@@ -140,11 +146,7 @@ export const FaultAction = z
 export const FaultRule = z
   .strictObject({
     method: z.enum(FAULT_METHODS).optional().describe('any method when absent'),
-    path: z
-      .string()
-      .max(1024)
-      .regex(FAULT_PATH_PATTERN, 'must start with / and be an exact path, a template such as /v1/workloads/{id}, or a prefix ending in *; leave the query string out')
-      .describe('exact path, route template (/v1/workloads/{id}) or prefix ending in *; the query string is ignored'),
+    path: pathPattern.describe('exact path, route template (/v1/workloads/{id}) or prefix ending in *; the query string is ignored'),
     times: z.number().int().min(1).max(1_000_000).default(1).describe('matching requests it applies to'),
     after: z.number().int().min(0).max(1_000_000).default(0).describe('matching requests let through first'),
     action: FaultAction,
@@ -169,20 +171,55 @@ export const Fault = z
 
 export const FaultList = z.object({ faults: z.array(Fault) }).meta({ id: 'MockFaultList' });
 
+/** Where each kind of journal row lies: /v1 requests are `api`, the tenant's own /_mock calls `control`. */
+export const JOURNAL_ROOTS = { api: '/v1', control: '/_mock' } as const;
+export const journalKind = z.enum(['api', 'control']);
+
+/** Request headers the journal never keeps: they carry credentials. */
+export const UNJOURNALED_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
+/** What a row keeps of the headers at most, like its body: the first ones as they arrived. */
+export const JOURNAL_HEADER_LIMITS = { count: 64, bytes: 8 * 1024 } as const;
+
+/** A header name as HTTP allows it (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+const headerNames = (names: string[]) => names.every((name) => HEADER_NAME.test(name) && name === name.toLowerCase());
+/** The headers of a row as stored and shown: lower-case names, values as sent, within the limits. */
+export const JournalHeaders = z
+  .record(z.string(), z.string())
+  .refine((h) => headerNames(Object.keys(h)), 'header names are lower-case HTTP tokens')
+  .refine((h) => !Object.keys(h).some((name) => UNJOURNALED_HEADERS.includes(name)), `${UNJOURNALED_HEADERS.join(', ')} are never kept`)
+  .refine((h) => Object.keys(h).length <= JOURNAL_HEADER_LIMITS.count, `at most ${JOURNAL_HEADER_LIMITS.count} headers`)
+  .refine((h) => Object.entries(h).reduce((n, [name, value]) => n + name.length + value.length, 0) <= JOURNAL_HEADER_LIMITS.bytes,
+    `at most ${JOURNAL_HEADER_LIMITS.bytes} characters of names and values (a byte each, as received)`);
+
+/** The methods Node's parser takes: no row holds another. */
+const journalMethod = z
+  .string()
+  .max(16)
+  .refine((m) => METHODS.includes(m.toUpperCase()), 'is not an HTTP method')
+  .describe('an HTTP method, case-insensitive');
+
+const journalPath = pathPattern.describe('as fault rules match: exact path, template (/v1/workloads/{id}) or prefix ending in *; one that can match no journaled request answers 400');
+
 export const JournalQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  path: z.string().max(1024).regex(/^\/[^?#]*$/, 'must start with / (a trailing * matches a prefix)').optional(),
-  method: z.string().regex(/^[A-Za-z]{1,16}$/).optional().describe('case-insensitive'),
+  path: journalPath.optional(),
+  method: journalMethod.optional(),
+  kind: journalKind.optional().describe('api: /v1 requests; control: the tenant\'s own /_mock calls (default: both)'),
 });
 
 export const JournalEntry = z
   .object({
     id: z.number().int().describe('increases with each journaled request; never reused'),
+    kind: journalKind.describe('api: a /v1 request; control: one of the tenant\'s own /_mock calls'),
     at: z.string().describe('RFC 3339 virtual time the request arrived'),
     wall_at: z.string().describe('RFC 3339 wall-clock time the request arrived'),
     method: z.string(),
     path: z.string().describe('as sent, without the query string'),
     query: z.record(z.string(), z.union([z.string(), z.array(z.string())])).describe('as sent; a repeated name gives an array'),
+    headers: z.record(z.string(), z.string())
+      .describe(`lower-case names, values as sent; never ${UNJOURNALED_HEADERS.join(', ')}; none for a secrets path`),
+    headers_truncated: z.boolean().describe(`headers past the first ${JOURNAL_HEADER_LIMITS.count} or ${JOURNAL_HEADER_LIMITS.bytes} bytes were left out`),
     status: z.number().int().nullable().describe('null when the connection was reset or dropped unanswered'),
     request_id: z.string(),
     idempotency_key: z.string().nullable(),
@@ -196,7 +233,51 @@ export const JournalEntry = z
   })
   .meta({ id: 'MockJournalEntry' });
 
-export const JournalList = z.object({ requests: z.array(JournalEntry) }).meta({ id: 'MockJournal' });
+const evicted = z.number().int().describe('rows the journal evicted (past --journal-size) since it was last emptied: cleared, reset or restored');
+
+export const JournalList = z.object({ requests: z.array(JournalEntry), evicted }).meta({ id: 'MockJournal' });
+
+/** A JSON pointer (RFC 6901): '' for the whole body, else `/` before each step. */
+const JSON_POINTER = /^(\/([^~]|~[01])*)*$/;
+const fields = <V extends z.ZodType>(key: z.ZodString, value: V, what: string) => z
+  .record(key, value)
+  .refine((o) => Object.keys(o).length <= 64, `at most 64 ${what}`);
+
+export const JournalMatch = z
+  .strictObject({
+    method: journalMethod.optional(),
+    path: journalPath.optional(),
+    kind: journalKind.optional(),
+    query: fields(z.string().min(1).max(256), z.union([z.string().max(4096), z.array(z.string().max(4096)).max(64)]), 'query fields').optional()
+      .describe('each name\'s value as sent (an array for a repeated name)'),
+    headers: fields(z.string().regex(HEADER_NAME, 'is not a header name'), z.string().max(JOURNAL_HEADER_LIMITS.bytes), 'headers').optional()
+      .describe('each header\'s value as sent; names in any case'),
+    body: fields(z.string().max(1024).regex(JSON_POINTER, 'is not a JSON pointer (\'\' or /a/0/b)'), z.unknown(), 'body fields').optional()
+      .describe('JSON pointer → the value there, compared as JSON (key order aside)'),
+    status: z.int().min(100).max(599).nullable().optional().describe('null: the connection was reset or dropped unanswered'),
+    replayed: z.boolean().optional(),
+    limit: z.int().min(1).max(1000).default(100).describe('matches answered at most, oldest first (count counts them all)'),
+  })
+  .meta({ id: 'MockJournalMatch' });
+
+const JournalDifference = z
+  .object({
+    field: z.string().describe('method, path, kind, status, replayed, query.<name>, headers.<name> or body.<pointer>'),
+    expected: z.unknown(),
+    actual: z.unknown().describe('null when the request has no such field'),
+    absent: z.boolean().optional().describe('true when the request has no such field'),
+  })
+  .meta({ id: 'MockJournalDifference' });
+
+export const JournalMatchResult = z
+  .object({
+    matches: z.array(JournalEntry).describe('the matching rows, oldest first, up to limit'),
+    count: z.number().int().describe('how many rows match'),
+    evicted,
+    nearest: z.array(z.object({ request: JournalEntry, differences: z.array(JournalDifference) }))
+      .describe('without a match: up to 3 rows that differ in the fewest fields (newest first among equals), with every field that differs'),
+  })
+  .meta({ id: 'MockJournalMatchResult' });
 
 export const ResetResult = z
   .object({

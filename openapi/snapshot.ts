@@ -10,12 +10,20 @@ import { dateTime } from './primitives.js';
 export const SNAPSHOT_FORMAT = 'nodus-mock.snapshot';
 /**
  * The newest version this server writes and reads; every older one stays readable
- * (`upgradeSnapshot`). 2 added `tenant.id`; 3 the workload rules and their bindings.
+ * (`upgradeSnapshot`). 2 added `tenant.id`; 3 the workload rules and their bindings; 4 the
+ * journal's kind and headers.
  */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 4;
 
 /** Tables a version added, by the version: an older document has none of their rows. */
 const ADDED_TABLES = { 3: ['workload_rules', 'workload_rule_bindings'] } as const;
+/**
+ * Columns a version added to a table, by the version, each with the value that reproduces an
+ * older document's rows: before 4, every journal row was a /v1 request with no header kept.
+ */
+const ADDED_COLUMNS: Record<number, Record<string, Record<string, string | number>>> = {
+  4: { request_journal: { kind: 'api', headers: '{}', headers_truncated: 0 } },
+};
 
 const int = z.number().int();
 const real = z.number();
@@ -64,6 +72,8 @@ const tables = z.strictObject({
     id: int, seq: int, at_ms: int, wall_ms: int, method: text, path: text, query: text, status: maybe(int),
     request_id: text, idempotency_key: maybe(text), replayed: flag, fault: maybe(text), fault_id: maybe(text),
     body: maybe(text), body_json: flag, body_bytes: int, body_truncated: flag, duration_ms: real,
+    // Optional in the shape only so that one schema reads every version (ADDED_COLUMNS).
+    kind: z.enum(['api', 'control']).optional(), headers: text.optional().describe('a JSON object'), headers_truncated: flag.optional(),
   }),
   scenario_applied: rows({ entry_sha256: text, applied_at_ms: int }, MAX_ROWS.scenario_applied),
   webhooks: rows({ url: text, secret: text, enabled: flag, since_ms: int, updated_at_ms: int }, MAX_ROWS.webhooks),
@@ -169,6 +179,24 @@ export function upgradeSnapshot(doc: SnapshotDocument): CurrentSnapshot {
     version: SNAPSHOT_VERSION,
     tenant: { ...doc.tenant, id: doc.tenant.id ?? null, tables: { ...tables, workload_rules: tables.workload_rules ?? [], workload_rule_bindings: tables.workload_rule_bindings ?? [] } },
   };
+}
+
+/**
+ * A row of an older document as the newest version holds it, or the column that is not where its
+ * version says: a column a version added is required from that version on, absent before.
+ */
+export function upgradeRow(version: number, table: string, row: Record<string, unknown>): { row: Record<string, unknown> } | { column: string; reason: string } {
+  let upgraded = row;
+  for (const [added, tables] of Object.entries(ADDED_COLUMNS)) {
+    for (const [column, value] of Object.entries(tables[table] ?? {})) {
+      const present = row[column] !== undefined;
+      if (present !== version >= Number(added)) {
+        return { column, reason: present ? `is not in version ${version}` : `is required from version ${added} on` };
+      }
+      if (!present) upgraded = { ...upgraded, [column]: value };
+    }
+  }
+  return { row: upgraded };
 }
 
 /** docs/snapshot.schema.json: the format as JSON Schema (draft 2020-12), for tools outside this server. */

@@ -140,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const scenario = config.scenario === undefined ? undefined : loadScenario(config.scenario, catalog);
   const store = options.store ?? openStore(config.db, { lock: true, template: templateDatabase() });
   const app = Fastify({
-    loggerInstance: (options.logger ?? createLogger(config.logLevel)) as FastifyBaseLogger,
+    loggerInstance: (options.logger ?? createLogger(config.logLevel, process.stdout, config.logFormat)) as FastifyBaseLogger,
     // request-log.ts writes the one line per request; Fastify's own pair would double it.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,

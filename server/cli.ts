@@ -58,7 +58,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<vo
     return;
   }
   const { config } = request;
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, process.stdout, config.logFormat);
   logger.info({ config: describeConfig(config) }, 'configuration');
 
   let app;

@@ -94,6 +94,11 @@ export const OPTIONS = {
     help: 'fatal, error, warn, info, debug, trace or silent',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   },
+  logFormat: {
+    flag: 'log-format', env: 'NODUS_MOCK_LOG_FORMAT', default: 'auto',
+    help: 'auto (readable when stdout is a terminal, JSON lines otherwise), json or pretty',
+    schema: z.enum(['auto', 'json', 'pretty']),
+  },
   catalog: {
     flag: 'catalog', env: 'NODUS_MOCK_CATALOG', default: undefined,
     help: 'JSON catalog file; its `recipes` and/or `environments` replace the built-in ones (see catalog/)',

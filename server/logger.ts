@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import type { Config } from './config.js';
 
 // pino-pretty is required only when a terminal is watching, so a server under test never loads it.
 const require = createRequire(import.meta.url);
@@ -14,9 +15,14 @@ export const LOG_REDACT = {
   censor: '[redacted]',
 };
 
-/** JSON lines, or pino-pretty when a person is watching the terminal. */
-export function createLogger(level: string, stream: NodeJS.WriteStream = process.stdout): Logger {
-  if (level !== 'silent' && stream.isTTY) {
+export type LogFormat = Config['logFormat'];
+
+/**
+ * JSON lines, or pino-pretty's readable lines: asked for, or (`auto`) when a person is watching
+ * the terminal. Pipes, files and log collectors get JSON.
+ */
+export function createLogger(level: string, stream: NodeJS.WriteStream = process.stdout, format: LogFormat = 'auto'): Logger {
+  if (level !== 'silent' && (format === 'pretty' || (format === 'auto' && stream.isTTY))) {
     // In this thread, not as a pino transport: a transport's worker is a file that pino finds
     // relative to its own folder, which the bundled server (scripts/bundle.mjs) does not have.
     const pretty = require('pino-pretty') as typeof PinoPretty;

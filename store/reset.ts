@@ -25,16 +25,21 @@ export const TENANT_TABLES = [
 /** Tables with a `tenant_id` that reset leaves alone, and why. */
 export const KEPT_BY_RESET: Record<string, string> = {
   api_keys: 'a key keeps naming its tenant: reset empties the tenant, it does not forget the key',
-  journal_numbers: 'a journal id is never handed out twice, not even after a reset',
+  journal_numbers: 'a journal id is never handed out twice, not even after a reset (its count of evicted rows starts again)',
 };
 
 export type ResetCounts = Record<(typeof TENANT_TABLES)[number], number>;
 
 export function createResetStore(db: Db) {
   const deletes = TENANT_TABLES.map((table) => [table, db.prepare(`DELETE FROM ${table} WHERE tenant_id = ?`)] as const);
+  const forgetEvicted = db.prepare('UPDATE journal_numbers SET evicted = 0 WHERE tenant_id = ?');
   return {
-    /** Deletes the tenant's rows everywhere; answers the rows deleted per table (cascades not counted). */
+    /**
+     * Deletes the tenant's rows everywhere; answers the rows deleted per table (cascades not
+     * counted). The journal is empty again, so none of it was evicted either.
+     */
     deleteTenantData(tenantId: string): ResetCounts {
+      forgetEvicted.run(tenantId);
       return Object.fromEntries(deletes.map(([table, statement]) => [table, statement.run(tenantId).changes])) as ResetCounts;
     },
   };

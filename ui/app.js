@@ -225,7 +225,7 @@ async function workloadsView(root, params) {
   if (status) query.set('status', status);
   const [list, journal] = await Promise.all([
     api.get(`/v1/workloads?${query}`),
-    settle(api.get('/_mock/requests?method=POST&limit=1000')),
+    settle(api.get('/_mock/requests?method=POST&kind=api&limit=1000')),
   ]);
   // The list has no payload: one detail read per row of this page says recipe and mode.
   const details = await Promise.all(list.workloads.map((w) => api.get(`/v1/workloads/${seg(w.id)}`).catch(() => null)));
@@ -588,44 +588,51 @@ function notes(row, rows) {
 async function requestsView(root, params) {
   const path = params.get('path') ?? '';
   const method = params.get('method') ?? '';
+  const kind = params.get('kind') ?? '';
   const own = params.get('own') === '1';
   const query = new URLSearchParams({ limit: 200 });
   if (path) query.set('path', path);
   if (method) query.set('method', method);
-  const { requests } = await api.get(`/_mock/requests?${query}`);
+  if (kind) query.set('kind', kind);
+  const { requests, evicted } = await api.get(`/_mock/requests?${query}`);
   const shown = own ? requests : requests.filter((r) => !r.request_id?.startsWith(REQUEST_ID_PREFIX));
   const hidden = requests.length - shown.length;
 
-  const pathInput = h('input', { name: 'path', value: path, placeholder: '/v1/rl-runs or /v1/workloads/*', size: 32 });
+  const pathInput = h('input', { name: 'path', value: path, placeholder: '/v1/rl-runs or /v1/workloads/{id}', size: 32 });
   const methodSelect = h('select', { name: 'method' }, ['', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => h('option', { value: m, selected: m === method }, m || 'any method')));
+  const kindSelect = h('select', { name: 'kind' }, [['', '/v1 and /_mock'], ['api', '/v1 only'], ['control', '/_mock only']]
+    .map(([k, label]) => h('option', { value: k, selected: k === kind }, label)));
   const ownBox = h('input', { type: 'checkbox', name: 'own', checked: own });
   const filters = h('form', {
     class: 'filters',
     onsubmit: (e) => {
       e.preventDefault();
-      go({ view: 'requests', ...(pathInput.value && { path: pathInput.value }), ...(methodSelect.value && { method: methodSelect.value }), ...(ownBox.checked && { own: '1' }) });
+      go({ view: 'requests', ...(pathInput.value && { path: pathInput.value }), ...(methodSelect.value && { method: methodSelect.value }),
+        ...(kindSelect.value && { kind: kindSelect.value }), ...(ownBox.checked && { own: '1' }) });
     },
-  }, pathInput, ' ', methodSelect, ' ', h('label', {}, ownBox, ' the inspector\'s own reads'), ' ', h('button', { type: 'submit' }, 'filter'));
+  }, pathInput, ' ', methodSelect, ' ', kindSelect, ' ', h('label', {}, ownBox, ' the inspector\'s own reads'), ' ', h('button', { type: 'submit' }, 'filter'));
 
   const rows = [];
   for (const r of shown) {
     const detail = h('tr', { class: 'detail', hidden: true },
       h('td', { colspan: 9 }, h('div', { class: 'small muted' }, `request ${r.request_id} · arrived ${r.at} (virtual) · ${r.wall_at} (wall)`),
+        h('pre', { class: 'headers' }, Object.entries(r.headers ?? {}).map(([name, value]) => `${name}: ${value}`).join('\n') || '(no headers kept)'),
         h('pre', {}, r.body === null ? '(no body)' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body, null, 2))));
     const q = new URLSearchParams(Object.entries(r.query ?? {}).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]))).toString();
     rows.push(h('tr', { class: 'request-row', 'data-id': r.id, onclick: () => { detail.hidden = !detail.hidden; } },
       h('td', { class: 'num' }, String(r.id)), h('td', { class: 'nowrap' }, fmtTime(r.at)), h('td', {}, r.method),
       h('td', { class: 'mono' }, r.path, q ? h('span', { class: 'muted' }, `?${q}`) : null),
       h('td', { class: `num status-${r.status === null ? 'none' : Math.floor(r.status / 100)}xx` }, r.status === null ? '—' : String(r.status)),
-      h('td', { class: 'mono small' }, r.idempotency_key ?? ''), h('td', {}, notes(r, requests)),
+      h('td', { class: 'mono small' }, r.idempotency_key ?? ''), h('td', {}, r.kind === 'control' ? h('span', { class: 'tag control' }, 'control') : null, notes(r, requests)),
       h('td', { class: 'num' }, `${r.duration_ms} ms`), h('td', { class: 'num small' }, r.body_bytes ? `${r.body_bytes} B` : '')), detail);
   }
   append(root, 
     h('div', { class: 'toolbar' }, h('h1', {}, 'Requests'),
       h('button', { id: 'journal-clear', onclick: (e) => act('cleared the journal', () => api.del('/_mock/requests'), e.currentTarget) }, 'clear journal')),
     filters,
-    h('p', { class: 'muted small' }, `What this tenant's clients sent to /v1, newest first (the newest 200). `,
-      hidden ? `${hidden} of the inspector's own reads hidden. ` : '', 'Click a row for its body.'),
+    h('p', { class: 'muted small', id: 'journal-note' }, `What this tenant's clients sent to /v1, and its own /_mock calls (control), newest first (the newest 200). `,
+      evicted ? `${evicted} older requests were evicted (--journal-size). ` : '',
+      hidden ? `${hidden} of the inspector's own reads hidden. ` : '', 'Click a row for its headers and body.'),
     shown.length ? table(['id', 'at', 'method', 'path', 'status', 'idempotency key', 'notes', 'took', 'body'], rows, { id: 'journal' })
       : h('p', { class: 'muted', id: 'journal-empty' }, 'No requests.'));
 }

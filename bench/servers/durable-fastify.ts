@@ -51,7 +51,8 @@ app.post('/v1/rl-runs', async (request, reply) => {
     journalPending.push({
       tenantId,
       row: {
-        atMs: j.at_ms as number, wallMs: Date.now(), method: 'POST', path: '/v1/rl-runs', query: '', status: 202,
+        kind: 'api', atMs: j.at_ms as number, wallMs: Date.now(), method: 'POST', path: '/v1/rl-runs', query: '', headers: JSON.parse(j.headers as string),
+        headersTruncated: j.headers_truncated === 1, status: 202,
         requestId: `req_${launched.toString(16).padStart(32, '0')}`, idempotencyKey: key, replayed: false, fault: null, faultId: null,
         body: j.body as string, bodyJson: true, bodyBytes: j.body_bytes as number, bodyTruncated: j.body_truncated === 1, durationMs: j.duration_ms as number,
       },

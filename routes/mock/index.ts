@@ -13,13 +13,14 @@ import mockWorkloadRoutes from './workloads.js';
 import mockWorkloadRuleRoutes from './workload-rules.js';
 
 /**
- * The control API, registered with the prefix /_mock: keyed like /v1, never journaled and never
- * faulted. Each handler runs after the journal's waiting rows are written, so what it reads or
- * deletes includes every request answered before it. A route whose body fields are all optional
- * takes no body at all as `{}`.
+ * The control API, registered with the prefix /_mock: keyed like /v1, never faulted, journaled as
+ * the tenant's control calls but for the routes that read the journal. Each handler runs after the
+ * journal's waiting rows are written, so what it reads or deletes includes every request answered
+ * before it. A route whose body fields are all optional takes no body at all as `{}`.
  */
 const mock: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', app.authenticate);
+  app.addHook('onRequest', app.journalHooks.recordControl);
   app.addHook('preHandler', app.journalHooks.flushFirst);
   app.setNotFoundHandler(app.notFound);
   app.addHook('onRoute', emptyBodyWhereAllOptional);

@@ -40,6 +40,8 @@ export default (async function mockSnapshotRoutes(app) {
   app.addContentTypeParser('application/json', passBody(limit));
 
   app.get('/snapshot', {
+    // The document holds the journal: journaled, each snapshot of a tenant would differ from the last.
+    config: { journal: false },
     schema: {
       operationId: 'getMockSnapshot',
       tags: ['mock'],
@@ -59,10 +61,17 @@ export default (async function mockSnapshotRoutes(app) {
       body: streamedBody(Snapshot),
       response: { 200: SnapshotRestored, ...errorResponses(400, 413, 415) },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     // No body at all is an empty document, refused as one.
     const body = request.body as unknown as Readable | undefined;
-    const rows = await snapshots.restore(request.tenant.id, body ? upTo(body, limit) : []);
-    return { restored: true as const, rows };
+    try {
+      const rows = await snapshots.restore(request.tenant.id, body ? upTo(body, limit) : []);
+      return { restored: true as const, rows };
+    } catch (err) {
+      // Refused before the document had all arrived: the rest of it, unread, would hold up the
+      // next request on this connection until --request-timeout-ms. The answer closes it instead.
+      if (body && !body.readableEnded) reply.header('connection', 'close');
+      throw err;
+    }
   });
 }) satisfies FastifyPluginAsyncZod;

@@ -24,7 +24,7 @@ import workloadRoutes from './workloads.js';
  */
 const v1: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', app.authenticate);
-  app.addHook('onRequest', app.journalHooks.recordRequest);
+  app.addHook('onRequest', app.journalHooks.recordApi);
   app.addHook('preValidation', app.faultHooks.preValidation);
   app.addHook('onSend', app.faultHooks.onSend);
   app.setNotFoundHandler(app.notFound);

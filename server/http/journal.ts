@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { JournalRecord, NewJournalRow } from '../../store/journal.js';
+import type { JournalKind, JournalRecord, NewJournalRow } from '../../store/journal.js';
+import { JOURNAL_HEADER_LIMITS, UNJOURNALED_HEADERS } from '../../openapi/mock.js';
 import { SECRET_NAME } from '../../openapi/secrets.js';
 import { nestsTooDeep } from '../domain/json-depth.js';
 import { touchesSecrets } from './secret-paths.js';
@@ -61,7 +62,33 @@ function cut(text: string): { text: string; truncated: boolean } {
   return { text: bytes.subarray(0, end).toString('utf8'), truncated: true };
 }
 
-function journalRow(request: FastifyRequest, reply: FastifyReply, atMs: number, wallMs: number): NewJournalRow {
+/**
+ * The headers a test may assert on: all as they arrived but the credentials, until the row's
+ * share (JOURNAL_HEADER_LIMITS) is used up. Node joins a repeated header into one value, and
+ * reads each byte as one character (latin1), so a length is the bytes that came.
+ */
+function keptHeaders(request: FastifyRequest): { headers: Record<string, string>; truncated: boolean } {
+  const headers: Record<string, string> = {};
+  let count = 0;
+  let bytes = 0;
+  let truncated = false;
+  const sent = request.headers;
+  for (const name in sent) {
+    const value = sent[name];
+    if (typeof value !== 'string' || UNJOURNALED_HEADERS.includes(name)) continue;
+    const size = name.length + value.length;
+    if (count === JOURNAL_HEADER_LIMITS.count || bytes + size > JOURNAL_HEADER_LIMITS.bytes) {
+      truncated = true;
+      continue;
+    }
+    headers[name] = value;
+    count++;
+    bytes += size;
+  }
+  return { headers, truncated };
+}
+
+function journalRow(request: FastifyRequest, reply: FastifyReply, kind: JournalKind, atMs: number, wallMs: number): NewJournalRow {
   const queryAt = request.url.indexOf('?');
   const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
   const secrets = touchesSecrets(path);
@@ -72,13 +99,18 @@ function journalRow(request: FastifyRequest, reply: FastifyReply, atMs: number, 
   const unanswered = fault?.type === 'reset' || fault?.type === 'drop_response' || !reply.raw.headersSent;
   const stored = body && keptBody(request, secrets, body);
   const kept = stored && cut(stored.text);
+  // A secrets path keeps no header either: a client that got the route wrong may have put the value in one.
+  const headers = secrets ? { headers: {}, truncated: false } : keptHeaders(request);
   return {
+    kind,
     atMs,
     wallMs,
     method: request.method,
     path,
     // The secrets routes take no query: one there is a near miss and may carry the value.
     query: queryAt === -1 || secrets ? '' : request.url.slice(queryAt + 1),
+    headers: headers.headers,
+    headersTruncated: headers.truncated,
     status: unanswered ? null : reply.statusCode,
     requestId: request.id,
     idempotencyKey: typeof key === 'string' ? key.slice(0, KEY_LIMIT_CHARS) : null,
@@ -98,11 +130,12 @@ const FLUSH_AFTER_MS = 10;
 const FLUSH_AT_ROWS = 1000;
 
 /**
- * The request journal: one row per /v1 request of a known tenant, written when the response
+ * The request journal: one row per /v1 request of a known tenant, and per call of its own to
+ * /_mock but those that read the journal (a route's `journal: false`), written when the response
  * closes. Node emits `close` for every outcome (answered, reset, dropped, client gone) while
  * onResponse misses the last three, so this one listener sees them all. It runs after the answer
- * has left, so journaling can never change a response; a failure is logged, not raised. Nothing
- * from the headers is kept but the Idempotency-Key.
+ * has left, so journaling can never change a response; a failure is logged, not raised. The
+ * headers are kept but the credentials (UNJOURNALED_HEADERS).
  *
  * Rows wait in memory and are committed together: with the next group commit of state changes
  * (store.writeTogether), which they ride along, or FLUSH_AFTER_MS after the first of them, or once
@@ -155,7 +188,9 @@ export default fp(async function journal(app) {
     };
   });
   app.addHook('onClose', async () => flush());
-  const recordRequest = syncHook((request, reply) => {
+  const recorder = (kind: JournalKind) => syncHook((request, reply) => {
+    // Only control routes opt out; routeOptions builds an object on every read.
+    if (kind === 'control' && request.routeOptions.config?.journal === false) return;
     const tenantId = request.tenant.id;
     let arrival: { atMs: number; wallMs: number };
     try {
@@ -166,13 +201,13 @@ export default fp(async function journal(app) {
     }
     reply.raw.once('close', () => {
       try {
-        record({ tenantId, row: journalRow(request, reply, arrival.atMs, arrival.wallMs) });
+        record({ tenantId, row: journalRow(request, reply, kind, arrival.atMs, arrival.wallMs) });
       } catch (err) {
         request.log.error({ err }, 'request journal: could not record this request');
       }
     });
   });
-  // The /v1 context records its requests; each /_mock handler runs after a flush, so nothing can
-  // commit between it and what the handler reads or deletes.
-  app.decorate('journalHooks', { recordRequest, flushFirst: syncHook(flush) });
+  // Each context records its requests as its kind; each /_mock handler runs after a flush, so
+  // nothing can commit between it and what the handler reads or deletes.
+  app.decorate('journalHooks', { recordApi: recorder('api'), recordControl: recorder('control'), flushFirst: syncHook(flush) });
 });

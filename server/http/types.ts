@@ -15,8 +15,8 @@ declare module 'fastify' {
     authenticate: onRequestHookHandler;
     /** The fault rules, applied by the /v1 context (faults.ts). */
     faultHooks: { preValidation: preValidationHookHandler; onSend: onSendHookHandler };
-    /** Recording /v1 requests, and flushing before each /_mock handler (journal.ts). */
-    journalHooks: { recordRequest: onRequestHookHandler; flushFirst: preHandlerHookHandler };
+    /** Recording /v1 requests and /_mock calls, and flushing before each /_mock handler (journal.ts). */
+    journalHooks: { recordApi: onRequestHookHandler; recordControl: onRequestHookHandler; flushFirst: preHandlerHookHandler };
     /** The 404/405 answer of unknown paths (error-handler.ts). */
     notFound: RouteHandlerMethod;
   }
@@ -42,6 +42,8 @@ declare module 'fastify' {
     validationCodes?: Record<string, string>;
     /** Top-level fields of a JSON body the request journal keeps as "[redacted]" (a secret, say). */
     journalRedact?: readonly string[];
+    /** false: the request journal records no row of this route (the routes that read the journal). */
+    journal?: false;
     /** Refusals of this route are SandboxError (`code`, `message`, `fix`, `url`), not `Error` (the secrets routes). */
     sandboxErrors?: boolean;
   }

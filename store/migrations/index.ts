@@ -11,6 +11,7 @@ import connections from './010-connections.js';
 import tenantCursorKeys from './011-tenant-cursor-keys.js';
 import numberingPerWorkload from './012-numbering-per-workload.js';
 import workloadRules from './013-workload-rules.js';
+import journalHeaders from './014-journal-headers.js';
 
 interface Migration {
   version: number;
@@ -20,4 +21,4 @@ interface Migration {
 
 /** Applied in order, each in its own transaction; never edit one that has shipped. */
 export const MIGRATIONS: Migration[] = [foundation, launches, runs, control, logRetention, assets, webhooks, levers, keyedOperations, connections, tenantCursorKeys,
-  numberingPerWorkload, workloadRules];
+  numberingPerWorkload, workloadRules, journalHeaders];

@@ -113,6 +113,7 @@ t.test('the image: non-root, data in the volume, exec-form CMD of the package bi
   t.notMatch(only('USER'), /^(root|0)$/);
   t.equal(only('VOLUME'), '/data');
   t.match(imageEnv[OPTIONS.db.env], /^\/data\//);
+  t.equal(imageEnv[OPTIONS.logFormat.env], 'json', 'JSON log lines, a terminal attached or not');
   const arg = (name: string) => instructions.find((i) => i.instruction === 'ARG' && i.args.startsWith(`${name}=`))?.args.slice(name.length + 1);
   t.equal(arg('NODE_IMAGE'), 'node:24-bookworm-slim', 'runs on Node 24, the current LTS');
   // better-sqlite3 is compiled in the build stage for that Node's ABI: another major fails to load it.

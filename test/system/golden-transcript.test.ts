@@ -22,7 +22,8 @@
  *   (`POST /_mock/webhooks/flush`) before every clock move and before reading them, so each
  *   attempt happens at the same virtual instant whatever the scheduling.
  * What stays random is masked: `duration_ms` (journal) and `latency_ms` (delivery attempts), wall
- * milliseconds measured by the server.
+ * milliseconds measured by the server; the journal's request headers lose those of the transport
+ * (the Host's port, fetch's defaults).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -99,8 +100,33 @@ let receiverUrl = '';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/**
+ * Request headers that fetch and the socket choose, not the scenario: the Host's port is each
+ * run's, and the defaults (user agent, accepted encodings) are each Node's.
+ */
+const TRANSPORT_REQUEST_HEADERS = /^(host|connection|user-agent|accept|accept-language|accept-encoding|sec-fetch-mode)$/;
+
+/** A journal row's headers (an object beside a request_id) without the transport's. */
+function scenarioHeaders(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(scenarioHeaders);
+  if (value === null || typeof value !== 'object') return value;
+  const row = value as Record<string, unknown>;
+  const journal = typeof row.request_id === 'string' && typeof row.headers === 'object' && row.headers !== null;
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, journal && k === 'headers'
+    ? Object.fromEntries(Object.entries(v as Record<string, string>).filter(([name]) => !TRANSPORT_REQUEST_HEADERS.test(name)))
+    : scenarioHeaders(v)]));
+}
+
 function mask(text: string): string {
-  const masked = MASKS.reduce((s, [re, to]) => s.replace(re, to), text);
+  let masked = MASKS.reduce((s, [re, to]) => s.replace(re, to), text);
+  if (masked.includes('"request_id"') && masked.includes('"headers":{')) {
+    try {
+      const value: unknown = JSON.parse(masked);
+      if (JSON.stringify(value) === masked) masked = JSON.stringify(scenarioHeaders(value));
+    } catch {
+      // not JSON: left as it is
+    }
+  }
   return receiverUrl ? masked.replaceAll(receiverUrl, 'http://127.0.0.1:<receiver>/hook') : masked;
 }
 

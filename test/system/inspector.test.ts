@@ -295,7 +295,7 @@ t.test('"download snapshot" saves the tenant\'s document, which restores into a 
   const file = join(folder, `nodus-mock-snapshot-${tenant}.json`);
   for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
   const saved = JSON.parse(readFileSync(file, 'utf8'));
-  t.match(saved, { format: 'nodus-mock.snapshot', version: 3, tenant: { id: tenant } });
+  t.match(saved, { format: 'nodus-mock.snapshot', version: 4, tenant: { id: tenant } });
   // Under the same key, so the same tenant and the same ids.
   const fresh = await startServer(t, { clock: 'manual' });
   t.equal((await fresh.call('PUT', '/_mock/snapshot', { body: saved, key: s.key })).status, 200);

@@ -7,7 +7,8 @@ import { tempDbPath } from '../helpers/server.js';
 
 t.test('--port 0 picks a port and prints the URL, an export line and the inspector link', async (t) => {
   const db = tempDbPath(t);
-  const cli = startCli(['--port', '0', '--db', db]);
+  // Asked for, readable lines go even to a pipe.
+  const cli = startCli(['--port', '0', '--db', db, '--log-format', 'pretty'], { LOG_LEVEL: 'info' });
   t.teardown(() => cli.child.kill('SIGKILL'));
   const { url, out } = await cli.ready;
   t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -17,12 +18,15 @@ t.test('--port 0 picks a port and prints the URL, an export line and the inspect
   t.ok(existsSync(db), 'the database file was created');
   t.match(out(), `inspector: ${url}/_mock/ui/#key=nk_test_local`);
   t.equal((await fetch(`${url}/_mock/ui/`)).status, 200, 'the printed inspector link opens the page');
+  t.match(out(), /INFO.*configuration/, 'the start-up log line, readable');
+  t.notMatch(out(), /^\{"level"/m, 'no JSON line');
 });
 
 t.test('SIGTERM closes cleanly: exit 0 and the WAL checkpointed away', async (t) => {
   const db = tempDbPath(t);
-  const cli = startCli(['--port', '0', '--db', db]);
-  const { url } = await cli.ready;
+  const cli = startCli(['--port', '0', '--db', db], { LOG_LEVEL: 'info' });
+  const { url, out } = await cli.ready;
+  t.match(out(), /^\{"level":30,.*"msg":"configuration"\}$/m, 'a pipe gets JSON lines');
   await fetch(`${url}/v1/me`, { headers: { authorization: 'Bearer nk_test_sigterm' } });
   cli.child.kill('SIGTERM');
   t.equal(await cli.exited, 0);

@@ -71,18 +71,20 @@ t.test('fault() stores a rule that applies; requests() is the journal newest fir
   t.equal((await get(`${mock.url}/v1/workloads`, mock.apiKey)).status, 200);
 
   const all = await mock.requests();
-  t.same(all.map((r) => [r.method, r.path, r.status]), [['GET', '/v1/workloads', 200], ['GET', '/v1/me', 200], ['GET', '/v1/me', 503]], 'newest first');
+  t.same(all.map((r) => [r.kind, r.method, r.path, r.status]), [
+    ['api', 'GET', '/v1/workloads', 200], ['api', 'GET', '/v1/me', 200], ['api', 'GET', '/v1/me', 503], ['control', 'POST', '/_mock/faults', 201],
+  ], 'newest first, the fault() call too');
   t.equal(all[2].fault_id, rule.id, 'the faulted request names its rule');
   t.same((await mock.requests({ limit: 1 })).map((r) => r.path), ['/v1/workloads'], 'limit keeps the newest');
   t.same((await mock.requests({ path: '/v1/me' })).map((r) => r.status), [200, 503], 'path filters');
-  t.same((await mock.requests({ method: 'POST' })), [], 'method filters');
+  t.same((await mock.requests({ method: 'POST', kind: 'api' })), [], 'method and kind filter');
 
   await mock.fault({ path: '/v1/me', times: 5, action: { type: 'error', status: 500, error: 'internal' } });
   await mock.advance(60);
   await mock.reset();
   t.equal((await get(`${mock.url}/v1/me`, mock.apiKey)).status, 200, 'reset removed the rule');
   t.same((await get(`${mock.url}/_mock/faults`, mock.apiKey)).body.faults, []);
-  t.same((await mock.requests()).map((r) => r.path), ['/v1/me'], 'and the journal: only what came after it');
+  t.same((await mock.requests()).map((r) => r.path), ['/_mock/faults', '/v1/me', '/_mock/reset'], 'and the journal: only what came after it, the reset call first');
 
   const err = await mock.fault({ path: '/v1/me', action: { type: 'error', status: 200, error: 'fine' } }).catch((e: unknown) => e);
   t.type(err, MockControlError, 'a refused rule rejects');

@@ -19,8 +19,11 @@ const newFaultId = ((id) => () => `flt_${id()}`)(
 
 const compiled = new Map<string, RegExp>();
 
-/** `{name}` stands for one segment, a trailing `*` for any rest; everything else is literal. */
-function pathRegExp(pattern: string): RegExp {
+/**
+ * `{name}` stands for one segment, a trailing `*` for any rest; everything else is literal. The
+ * request journal's path filter and matcher match by it too.
+ */
+export function pathRegExp(pattern: string): RegExp {
   let re = compiled.get(pattern);
   if (re) return re;
   const prefix = pattern.endsWith('*');

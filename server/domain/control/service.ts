@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { BudgetUpdate, JournalQuery, LeversUpdate, RecipeOverrideUpdate } from '../../../openapi/mock.js';
+import type { BudgetUpdate, JournalMatch, JournalQuery, LeversUpdate, RecipeOverrideUpdate } from '../../../openapi/mock.js';
 import type { RLRecipeDescriptor } from '../../../openapi/rl-recipes.js';
-import type { JournalRecord, JournalRow } from '../../../store/journal.js';
+import type { JournalRecord } from '../../../store/journal.js';
 import type { FaultRow } from '../../../store/faults.js';
 import type { ResetCounts } from '../../../store/reset.js';
 import type { KeyMove } from '../../../store/tenants.js';
@@ -13,6 +13,7 @@ import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { recipeAvailability, setBudget, setRecipeOverride } from '../launches/admission.js';
 import { addFault, takeFault, type FaultRuleInput } from './faults.js';
+import { listRequests, matchRequests, type JournalMatches, type JournalPage } from './journal.js';
 import { leversView, setLevers } from './levers.js';
 import { applyScenario, type Scenario } from './scenarios.js';
 import { applyKeyMapping, registerKey, type Tenant } from './tenants.js';
@@ -110,16 +111,14 @@ export function createControlService(deps: DomainContext) {
       store.onGroupCommit(fn);
     },
 
-    /** Newest first; a path ending in `*` matches a prefix, the method any case. */
-    requests(tenantId: string, query: z.output<typeof JournalQuery>): JournalRow[] {
-      const { limit, method, path } = query;
-      const prefix = path?.endsWith('*') ?? false;
-      return store.journal.list(tenantId, {
-        limit,
-        method: method?.toUpperCase(),
-        path: prefix ? path!.slice(0, -1) : path,
-        prefix,
-      });
+    /** Newest first, with how many rows were evicted; paths match as fault rules match them. */
+    requests(tenantId: string, query: z.output<typeof JournalQuery>): JournalPage {
+      return listRequests(deps, tenantId, query);
+    },
+
+    /** The rows that match an expectation, or the nearest and what differs in each. */
+    matchRequests(tenantId: string, expected: z.output<typeof JournalMatch>): JournalMatches {
+      return matchRequests(deps, tenantId, expected);
     },
 
     clearRequests(tenantId: string): void {

@@ -4,7 +4,8 @@ import { AssetFiles } from '../../../openapi/mock-assets.js';
 import { ConnectionExport } from '../../../openapi/assets.js';
 import { IdempotencyKey } from '../../../openapi/headers.js';
 import {
-  BudgetUpdate, DropEventsRequest, FailRequest, FaultRule, JournalEntry, JournalQuery, LeversUpdate, RecipeOverrideUpdate, RecoverRequest,
+  BudgetUpdate, DropEventsRequest, FailRequest, FaultRule, JOURNAL_ROOTS, JournalEntry, JournalHeaders, JournalQuery, LeversUpdate, RecipeOverrideUpdate,
+  RecoverRequest,
 } from '../../../openapi/mock.js';
 import { jsonObject, sha256Hex } from '../../../openapi/primitives.js';
 import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent, RLGradingReceipt } from '../../../openapi/rl-evidence.js';
@@ -337,7 +338,10 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       past(at, 'at_ms', r.at_ms);
       time(at, 'wall_ms', r.wall_ms);
       valid(at, 'method', JournalQuery.shape.method.unwrap(), r.method);
-      if (!r.path.startsWith('/')) at.refuse('path', 'does not start with /');
+      // Upgraded rows (upgradeRow) always have the columns a later version added.
+      const root = JOURNAL_ROOTS[r.kind!];
+      if (!r.path.startsWith(root)) at.refuse('path', `is not under ${root}, where ${r.kind} rows lie`);
+      json(at, 'headers', r.headers!, JournalHeaders);
       if (r.status !== null) valid(at, 'status', httpStatus, r.status);
       valid(at, 'fault', JournalEntry.shape.fault, r.fault);
       within(at, 'body_bytes', r.body_bytes, 0, MAX_COUNT);

@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, upgradeRow, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
 import { SNAPSHOT_TABLES, SnapshotRowError, type SnapshotReader, type SnapshotRow, type SnapshotTable } from '../../../store/snapshot.js';
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
@@ -81,11 +81,21 @@ export function createSnapshotService(deps: DomainContext) {
       const spooled = await readSnapshot(bytes, root);
       try {
         const current = upgradeSnapshot(spooled.head);
+        // Each row as the newest version holds it: the checks see it so, and the inserts write it so.
+        const rowsOf = function* (table: SnapshotTable) {
+          let index = 0;
+          for (const row of spooled.rows(table)) {
+            const upgraded = upgradeRow(spooled.head.version, table, row);
+            if ('reason' in upgraded) throw badRequest('invalid_snapshot', `body.tenant.tables.${table}.${index}.${upgraded.column}: ${upgraded.reason}`);
+            index++;
+            yield upgraded.row as SnapshotRow;
+          }
+        };
         const checks = createSnapshotChecks(current.tenant.clock);
         let turned = performance.now();
         for (const table of TABLES) {
           let index = 0;
-          for (const row of spooled.rows(table)) {
+          for (const row of rowsOf(table)) {
             checks.row(table, index++, row as never);
             if ((index & 0xff) === 0 && performance.now() - turned > SLICE_MS) {
               await setImmediate();
@@ -95,10 +105,10 @@ export function createSnapshotService(deps: DomainContext) {
         }
         checks.finish();
         const fork = snapshotFork(current.tenant, tenantId);
-        const rowsOf = function* (table: SnapshotTable) {
-          for (const row of spooled.rows(table)) yield fork ? fork.row(table, row) : row;
+        const forked = function* (table: SnapshotTable) {
+          for (const row of rowsOf(table)) yield fork ? fork.row(table, row) : row;
         };
-        const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotRow>>;
+        const tables = Object.fromEntries(TABLES.map((table) => [table, forked(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotRow>>;
         return units.atNow(tenantId, (unit) => {
           store.reset.deleteTenantData(tenantId);
           const { clock: saved } = current.tenant;

@@ -1,39 +1,29 @@
 import type { z } from 'zod';
-import type { JournalEntry } from '../../../openapi/mock.js';
+import type { JournalEntry, JournalMatchResult } from '../../../openapi/mock.js';
 import type { JournalRow } from '../../../store/journal.js';
 import { isoTime } from '../../domain/clock.js';
-import { nestsTooDeep } from '../../domain/json-depth.js';
+import { bodyValue, queryFields, type JournalMatches } from '../../domain/control/journal.js';
 import { JOURNAL_BODY_LIMIT_BYTES } from '../journal.js';
 
 function presentBody(row: JournalRow): unknown {
   if (row.body === null) return null;
   if (row.bodyTruncated) return `${row.body}…[cut at ${JOURNAL_BODY_LIMIT_BYTES} bytes of ${row.bodyBytes}]`;
-  // Refused as too deep, it is shown as the text it was: as a value it could not be serialised.
-  if (!row.bodyJson || nestsTooDeep(row.body)) return row.body;
-  try {
-    return JSON.parse(row.body);
-  } catch {
-    return row.body; // sent as JSON but not JSON: show exactly what came
-  }
-}
-
-function presentQuery(query: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of new URLSearchParams(query)) {
-    const seen = out[name];
-    out[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
-  }
-  return out;
+  // Text, JSON that is not JSON, or JSON refused as too deep to be serialised: shown exactly as it came.
+  const value = bodyValue(row);
+  return value === undefined ? row.body : value;
 }
 
 export function presentJournalRow(row: JournalRow): z.infer<typeof JournalEntry> {
   return {
     id: row.id,
+    kind: row.kind,
     at: isoTime(row.atMs),
     wall_at: isoTime(row.wallMs),
     method: row.method,
     path: row.path,
-    query: presentQuery(row.query),
+    query: queryFields(row.query),
+    headers: row.headers,
+    headers_truncated: row.headersTruncated,
     status: row.status,
     request_id: row.requestId,
     idempotency_key: row.idempotencyKey,
@@ -47,3 +37,11 @@ export function presentJournalRow(row: JournalRow): z.infer<typeof JournalEntry>
   };
 }
 
+export function presentJournalMatches(result: JournalMatches): z.infer<typeof JournalMatchResult> {
+  return {
+    matches: result.matches.map(presentJournalRow),
+    count: result.count,
+    evicted: result.evicted,
+    nearest: result.nearest.map(({ row, differences }) => ({ request: presentJournalRow(row), differences })),
+  };
+}

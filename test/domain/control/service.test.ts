@@ -6,7 +6,7 @@ import { domainServices } from '../../helpers/domain.js';
 import { legCounting, secondsToFinish } from '../../helpers/rl.js';
 
 const journalRow = (method: string, path: string, atMs: number): NewJournalRow => ({
-  atMs, wallMs: atMs, method, path, query: '', status: 200, requestId: `req_${atMs}`, idempotencyKey: null, replayed: false,
+  kind: 'api', atMs, wallMs: atMs, method, path, query: '', headers: {}, headersTruncated: false, status: 200, requestId: `req_${atMs}`, idempotencyKey: null, replayed: false,
   fault: null, faultId: null, body: null, bodyJson: false, bodyBytes: 0, bodyTruncated: false, durationMs: 1,
 });
 
@@ -97,13 +97,13 @@ t.test('the journal keeps each tenant\'s newest rows and filters by method and p
   control.appendJournal([{ tenantId: a, row: journalRow('GET', '/v1/rl-runs/preview', 5) }]);
 
   const paths = (tenant: string, query: { method?: string; path?: string } = {}) =>
-    control.requests(tenant, { limit: 100, ...query }).map((r) => r.path);
+    control.requests(tenant, { limit: 100, ...query }).rows.map((r) => r.path);
   t.same(paths(a), ['/v1/rl-runs/preview', '/v1/rl-recipes', '/v1/rl-runs'], 'newest first, the oldest evicted beyond the size');
   t.same(paths(b), ['/v1/me'], 'another tenant\'s ring');
   t.same(paths(a, { method: 'get' }), ['/v1/rl-runs/preview', '/v1/rl-recipes'], 'method in any case');
   t.same(paths(a, { path: '/v1/rl-runs' }), ['/v1/rl-runs'], 'an exact path');
   t.same(paths(a, { path: '/v1/rl-runs*' }), ['/v1/rl-runs/preview', '/v1/rl-runs'], 'a prefix');
-  t.same(control.requests(a, { limit: 1 }).map((r) => r.path), ['/v1/rl-runs/preview']);
+  t.same(control.requests(a, { limit: 1 }).rows.map((r) => r.path), ['/v1/rl-runs/preview']);
 
   control.clearRequests(a);
   t.same(paths(a), []);
@@ -121,9 +121,9 @@ t.test('journal rows ride along with the next group commit, stamped with their a
     control.appendJournal(waiting);
     waiting = [];
   });
-  t.same(control.requests(tenant, { limit: 10 }), [], 'nothing written before a commit');
+  t.same(control.requests(tenant, { limit: 10 }).rows, [], 'nothing written before a commit');
   await d.store.writeTogether(() => undefined);
-  t.match(control.requests(tenant, { limit: 10 }), [{ path: '/v1/me', atMs: arrival.atMs }], 'written by the state change\'s commit');
+  t.match(control.requests(tenant, { limit: 10 }).rows, [{ path: '/v1/me', atMs: arrival.atMs }], 'written by the state change\'s commit');
 });
 
 t.test('keys: open mode takes nk_test_ keys, strict mode only its own, each a stable tenant', async (t) => {

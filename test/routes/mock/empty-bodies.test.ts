@@ -62,6 +62,7 @@ t.test('the OpenAPI document marks exactly those control bodies optional', async
   }
   t.same(optional.sort(), [
     'POST /_mock/assets/{id}/fail',
+    'POST /_mock/requests/match',
     'POST /_mock/workloads/{id}/fail',
     'POST /_mock/workloads/{id}/recover',
     'PUT /_mock/levers',

@@ -12,7 +12,8 @@ import { startReceiver } from '../../helpers/webhook-receiver.js';
  * which answers without a 5xx; another tenant's reads never change.
  */
 
-const SETTINGS = { clock: 'manual', maxEventsPerWorkload: 20 } as const;
+// The journal never evicts here: a refused restore adds its own row and must not push another out.
+const SETTINGS = { clock: 'manual', maxEventsPerWorkload: 20, journalSize: 1_000_000 } as const;
 type Doc = { tenant: { clock: Record<string, unknown>; cursor_key: string | null; tables: Record<string, Record<string, unknown>[]> } } & Record<string, unknown>;
 
 const ok = async (s: TestServer, method: string, path: string, body?: unknown, options: { headers?: Record<string, string>; key?: string } = {}) => {
@@ -107,10 +108,15 @@ async function textOf(s: TestServer, key: string): Promise<string> {
   answers.delete('/_mock/requests?limit=1000');
   const snapshot = answers.get('/_mock/snapshot')!.body as Doc;
   answers.set('/_mock/snapshot', { ...answers.get('/_mock/snapshot')!, text: JSON.stringify({ ...snapshot, created_at: null, tenant: { ...snapshot.tenant, tables: { ...snapshot.tenant.tables, request_journal: [] } } }) });
-  return JSON.stringify([...answers].map(([path, res]) => [path, res.status, res.text]));
+  // By path: the reads run together, and answers arrive in no set order.
+  return JSON.stringify([...answers].sort(([a], [b]) => a.localeCompare(b)).map(([path, res]) => [path, res.status, res.text]));
 }
 
-const stable = (doc: Doc) => JSON.stringify({ ...doc, created_at: null });
+/** The document but its date, and but the journal's rows of restores, which are journaled whether they restore or are refused. */
+const stable = (doc: Doc) => JSON.stringify({
+  ...doc, created_at: null,
+  tenant: { ...doc.tenant, tables: { ...doc.tenant.tables, request_journal: doc.tenant.tables.request_journal.filter((r) => r.path !== '/_mock/snapshot') } },
+});
 
 /** One change to one cell: the value put there, and what it is, for the failure message. */
 interface Mutation {

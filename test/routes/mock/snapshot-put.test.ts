@@ -1,5 +1,5 @@
 import { mkdtempSync, readdirSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
@@ -26,7 +26,13 @@ async function tenantWithRuns(s: TestServer) {
 }
 
 const put = (s: TestServer, raw: string) => s.call('PUT', '/_mock/snapshot', { raw, headers: { 'content-type': 'application/json' } });
-const unchanged = async (s: TestServer, before: string) => (await s.call('GET', '/_mock/snapshot')).text.replace(/"created_at":"[^"]*"/, '') === before.replace(/"created_at":"[^"]*"/, '');
+/** A document but its date and its journal's restores: each PUT is journaled, restored or refused. */
+function state(text: string): string {
+  const doc = JSON.parse(text);
+  doc.tenant.tables.request_journal = doc.tenant.tables.request_journal.filter((r: { path: string }) => r.path !== '/_mock/snapshot');
+  return JSON.stringify({ ...doc, created_at: null });
+}
+const unchanged = async (s: TestServer, before: string) => state((await s.call('GET', '/_mock/snapshot')).text) === state(before);
 
 t.test('a document whose head comes after its tables restores', async (t) => {
   const s = await startServer(t, SETTINGS);
@@ -72,6 +78,26 @@ t.test('--max-snapshot-bytes counts the bytes as they stream: a chunked body one
     if (status === 413) t.equal(JSON.parse(body).error, 'payload_too_large');
   }
   t.same(left(), [], 'no spool left');
+});
+
+t.test('a document refused before it has all arrived closes its connection rather than hold up the next request on it', async (t) => {
+  // Short, so that without the close the next request would wait only this long for the 408.
+  const s = await startServer(t, { ...SETTINGS, requestTimeoutMs: 3000 });
+  const text = await tenantWithRuns(s);
+  // Refused at the unknown key, before its 4 MiB value is read.
+  const body = text.replace('"tenant":{', `"tenant":{"nope":"${'x'.repeat(4 * 2 ** 20)}",`);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  const send = (method: string, path: string, data?: string) => new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+    const req = request(`${s.url}${path}`, { method, agent, headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+  t.same(await send('PUT', '/_mock/snapshot', body), { status: 400, connection: 'close' });
+  t.equal((await send('GET', '/_mock/clock')).status, 200, 'the next request is answered at once');
 });
 
 /** A PUT of the parts as a chunked body (no Content-Length), under `key`. */

@@ -6,6 +6,7 @@ import { snapshotJsonSchema } from '../../../openapi/snapshot.js';
 import { packageRoot } from '../../../server/boot/package-info.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
 import { freshKey, startServer, withKey, type Teardown, type TestServer } from '../../helpers/server.js';
+import { journalBeforeVersion4 } from '../../helpers/snapshot.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 
 /** Both servers run alike: a restored tenant continues as the original does only under the same settings. */
@@ -60,7 +61,7 @@ async function reads(s: TestServer, ids: { workloads: string[]; assets: string[]
   const out: Record<string, unknown> = {};
   const read = async (path: string) => {
     const res = await s.call('GET', path);
-    out[path] = { status: res.status, body: res.body };
+    out[path] = { status: res.status, body: path === '/_mock/requests' ? journalAsRead(res.body) : res.body };
     return res.body;
   };
   for (const template of Object.keys(doc.paths).filter((p) => doc.paths[p].get && !p.startsWith('/healthz') && !p.startsWith('/readyz') && p !== '/_mock/snapshot')) {
@@ -95,6 +96,17 @@ async function reads(s: TestServer, ids: { workloads: string[]; assets: string[]
   return out;
 }
 
+/** A restore is journaled in the tenant it restores: its journal has that row more than the original's. */
+const withoutRestores = <R extends { path: string }>(rows: R[]) => rows.filter((r) => r.path !== '/_mock/snapshot');
+
+/**
+ * The journal as two tenants that made the same requests show it: without the restore, and
+ * without the row numbers it moved on by one, nor the Host header (each server its own port).
+ */
+function journalAsRead(body: { requests: { id: number; path: string; headers: Record<string, string> }[] }) {
+  return { ...body, requests: withoutRestores(body.requests).map(({ id: _id, headers: { host: _host, ...headers }, ...row }) => ({ ...row, headers })) };
+}
+
 /** Facts of the wall clock and of the one request (its id): never the same twice, on one server or two. */
 const WALL_FIELDS = new Set(['wall_at', 'latency_ms', 'duration_ms', 'request_id']);
 function withoutWall(value: unknown): unknown {
@@ -114,12 +126,14 @@ t.test('a snapshot restored on a fresh server answers every read as the original
   const snapshot = await a.call('GET', '/_mock/snapshot');
   t.equal(snapshot.status, 200);
   t.match(snapshot.headers.get('content-type'), /^application\/json/);
-  t.match(snapshot.body, { format: 'nodus-mock.snapshot', version: 3, mock_version: String });
+  t.match(snapshot.body, { format: 'nodus-mock.snapshot', version: 4, mock_version: String });
   const tables = snapshot.body.tenant.tables;
   t.ok(tables.workloads.some((w: { dropped_events: number }) => w.dropped_events > 0), 'a run dropped events');
   t.ok(tables.workload_interventions.some((i: { kind: string }) => i.kind === 'recover'), 'a recovered run');
   t.ok(tables.webhook_attempts.length > 0 && tables.webhooks[0].secret.startsWith('whsec_'), 'the webhook, its secret and attempts');
-  t.ok(tables.asset_contents.length > 0 && tables.idempotency_keys.length >= 4 && tables.request_journal.length > 0);
+  t.ok(tables.asset_contents.length > 0 && tables.idempotency_keys.length >= 4);
+  t.ok(tables.request_journal.some((r: { kind: string }) => r.kind === 'control') && tables.request_journal.some((r: { headers: string }) => r.headers.includes('idempotency-key')),
+    'the journal with its control calls and headers');
   t.ok(tables.faults.some((f: { applied: number }) => f.applied === 1), 'a fault rule with its counters');
 
   // The same key is the same tenant on any server: the document restores into the tenant it was taken from.
@@ -130,6 +144,8 @@ t.test('a snapshot restored on a fresh server answers every read as the original
   t.equal(restored.body.rows.rl_events, tables.rl_events.length);
 
   const again = (await b.call('GET', '/_mock/snapshot')).body;
+  t.match(again.tenant.tables.request_journal.at(-1), { kind: 'control', method: 'PUT', path: '/_mock/snapshot', status: 200 }, 'the restore is journaled after it');
+  again.tenant.tables.request_journal = withoutRestores(again.tenant.tables.request_journal);
   t.same({ ...again, created_at: null }, { ...snapshot.body, created_at: null }, 'the restored tenant snapshots to the same document');
 
   const me = async (s: TestServer) => {
@@ -137,7 +153,8 @@ t.test('a snapshot restored on a fresh server answers every read as the original
     return { tenant: body.tenant as string, keyId: body.key_id as string };
   };
   const journalA = (await a.call('GET', '/_mock/requests?limit=1000')).body;
-  t.same((await b.call('GET', '/_mock/requests?limit=1000')).body, journalA, 'the journal, row for row');
+  const journalB = (await b.call('GET', '/_mock/requests?limit=1000')).body;
+  t.same({ ...journalB, requests: withoutRestores(journalB.requests) }, journalA, 'the journal, row for row');
   const [whoA, whoB] = [await me(a), await me(b)];
 
   // The journal also notes these reads themselves, each with its wall time and request id.
@@ -190,9 +207,17 @@ t.test('a bad snapshot is refused with the path of its first problem, and change
     ['not JSON', 'not json', 400, 'invalid_json', /not valid JSON/],
     ['truncated', text.slice(0, text.length / 2), 400, 'invalid_json', /not valid JSON/],
     ['another format', JSON.stringify({ ...before, format: 'localstack.pod' }), 400, 'invalid_snapshot', /^body\.format: /],
-    ['a newer version', JSON.stringify({ ...before, version: 4 }), 400, 'invalid_snapshot', /^body\.version: is newer than this server reads \(3\)/],
+    ['a newer version', JSON.stringify({ ...before, version: 5 }), 400, 'invalid_snapshot', /^body\.version: is newer than this server reads \(4\)/],
     ['a version 2 without the tenant\'s id', JSON.stringify({ ...before, tenant: { ...before.tenant, id: undefined } }), 400, 'invalid_snapshot', /^body\.tenant\.id: is required from version 2 on/],
     ['a version 1 with it', JSON.stringify({ ...before, version: 1 }), 400, 'invalid_snapshot', /^body\.tenant\.id: is not in version 1/],
+    ['a version 3 with the journal\'s kind and headers', JSON.stringify({ ...before, version: 3 }), 400, 'invalid_snapshot',
+      /^body\.tenant\.tables\.request_journal\.0\.kind: is not in version 3/],
+    ['a version 4 journal row without headers', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, request_journal: [{ ...tables.request_journal[0], headers: undefined }] } } }),
+      400, 'invalid_snapshot', /^body\.tenant\.tables\.request_journal\.0\.headers: is required from version 4 on/],
+    ['a journal row with a credential header', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, request_journal: [{ ...tables.request_journal[0], headers: '{"authorization":"Bearer x"}' }] } } }),
+      400, 'invalid_snapshot', /^body\.tenant\.tables\.request_journal\.0\.headers: .*never kept/],
+    ['a control row outside /_mock', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, request_journal: [{ ...tables.request_journal[0], kind: 'control' }] } } }),
+      400, 'invalid_snapshot', /^body\.tenant\.tables\.request_journal\.0\.path: is not under \/_mock/],
     ['a field of the wrong type', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, workloads: [{ ...tables.workloads[0], revision: 'one' }] } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.workloads\.0\.revision: /],
     ['a table missing', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, rl_events: undefined } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.rl_events: /],
     ['a row naming a workload it does not hold', JSON.stringify({ ...before, tenant: { ...before.tenant, tables: { ...tables, workloads: [] } } }), 400, 'invalid_snapshot', /^body\.tenant\.tables\.idempotency_keys\.0\.workload_id: names workloads id/],
@@ -205,7 +230,10 @@ t.test('a bad snapshot is refused with the path of its first problem, and change
     t.equal(res.body.error, code, what);
     t.match(res.body.message, message, what);
   }
-  t.same({ ...(await s.call('GET', '/_mock/snapshot')).body, created_at: null }, { ...before, created_at: null }, 'the tenant is as it was');
+  const after = (await s.call('GET', '/_mock/snapshot')).body;
+  t.equal(after.tenant.tables.request_journal.length, tables.request_journal.length + bad.length, 'each refused restore journaled');
+  after.tenant.tables.request_journal = withoutRestores(after.tenant.tables.request_journal);
+  t.same({ ...after, created_at: null }, { ...before, created_at: null }, 'the tenant is as it was');
   t.equal((await s.call('PUT', '/_mock/snapshot', { body: before })).status, 200, 'its own snapshot restores over itself');
 });
 
@@ -313,12 +341,16 @@ t.test('a version 1 document still restores, keeping its ids, into any tenant', 
   await advance(s, 60);
   const doc = (await s.call('GET', '/_mock/snapshot')).body;
   const { workload_rules: _rules, workload_rule_bindings: _bindings, ...v1Tables } = doc.tenant.tables;
+  v1Tables.request_journal = journalBeforeVersion4(v1Tables.request_journal);
+  t.ok(v1Tables.request_journal.length > 0);
   const v1 = { ...doc, version: 1, tenant: { ...doc.tenant, id: undefined, tables: v1Tables } };
   const b = withKey(await startServer(t, SETTINGS), freshKey());
   t.equal((await b.call('PUT', '/_mock/snapshot', { body: v1 })).status, 200);
   const restored = (await b.call('GET', '/_mock/snapshot')).body;
   t.same(idsOf(restored), idsOf(doc), 'its ids, as version 1 restored them');
   t.equal(restored.tenant.cursor_key, doc.tenant.cursor_key, 'and its cursor key');
-  t.equal(restored.version, 3, 'written back as the newest version');
+  t.equal(restored.version, 4, 'written back as the newest version');
+  t.match(restored.tenant.tables.request_journal, v1Tables.request_journal.map(() => ({ kind: 'api', headers: '{}', headers_truncated: 0 })),
+    'its journal rows as /v1 requests with no header kept');
   t.equal((await b.call('GET', `/v1/workloads/${id}`)).status, 200);
 });

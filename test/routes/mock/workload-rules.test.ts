@@ -4,6 +4,7 @@ import t from 'tap';
 import { advance, drainEvents, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
 import { freshKey, startServer, withKey, type TestServer } from '../../helpers/server.js';
 import { submitCustom } from '../../helpers/evidence.js';
+import { journalBeforeVersion4 } from '../../helpers/snapshot.js';
 
 const TRAIN = legCounting({ mode: 'train', training_steps: 10, evaluation_tasks: 10, seed: 7 });
 const EVALUATE = legCounting({ evaluation_tasks: 10, seed: 7 });
@@ -218,7 +219,7 @@ t.test('a scenario file\'s workload_rules bind the launches of its key; a snapsh
   const { id, preview } = await launchRun(s, TRAIN);
   await advance(s, secondsToFinish(preview) / 2);
   const snapshot = (await s.call('GET', '/_mock/snapshot')).body;
-  t.equal(snapshot.version, 3);
+  t.equal(snapshot.version, 4);
   t.match(snapshot.tenant.tables.workload_rules, [{ id: rule.id, source: 'scenario' }]);
   t.match(snapshot.tenant.tables.workload_rule_bindings, [{ workload_id: id, rule_id: rule.id }]);
   t.match(snapshot.tenant.tables.workload_interventions, [{ kind: 'recover', args: JSON.stringify({ replayLast: 2, rule: rule.id }) }], 'the intervention names the rule that made it');
@@ -244,7 +245,7 @@ t.test('a version 2 snapshot (no workload rules) still restores; a pending bindi
   await launchRun(s, EVALUATE);
   const snapshot = (await s.call('GET', '/_mock/snapshot')).body;
   const { workload_rules: rulesRows, workload_rule_bindings: bindings, ...older } = snapshot.tenant.tables;
-  const v2 = { ...snapshot, version: 2, tenant: { ...snapshot.tenant, tables: older } };
+  const v2 = { ...snapshot, version: 2, tenant: { ...snapshot.tenant, tables: { ...older, request_journal: journalBeforeVersion4(older.request_journal) } } };
   const restored = await s.call('PUT', '/_mock/snapshot', { body: v2 });
   t.equal(restored.status, 200, restored.text);
   t.same(await rules(s), [], 'a version 2 tenant had no rules');

@@ -173,6 +173,7 @@ t.test('a near miss of a put stores no part of its body: any method, any path un
     ['a body over the journal\'s 16 KiB', (m) => s.call('POST', '/v1/secrets', { body: { name: 'K', value: `${m}${'x'.repeat(20_000)}` } })],
     ['a body over the 1 MiB limit', (m) => s.call('PUT', '/v1/secrets', { raw: `{"value":"${m}${'x'.repeat(1_100_000)}"}`, headers: json })],
     ['the value in the query', (m) => s.call('POST', `/v1/secrets?value=${m}`, { body: { name: 'K', value: 'v' } })],
+    ['the value in a header', (m) => s.call('POST', '/v1/secrets', { body: { name: 'K', value: 'v' }, headers: { 'x-secret-value': m } })],
   ];
   const markers: [string, string][] = [];
   for (const [what, send] of cases) {
@@ -185,6 +186,7 @@ t.test('a near miss of a put stores no part of its body: any method, any path un
   t.equal(journal.body.requests.length, cases.length, 'every request is journaled');
   const put = journal.body.requests.find((r: { body: unknown }) => (r.body as { Value?: unknown } | null)?.Value !== undefined);
   t.same(put?.body, { name: 'K', Value: '[redacted]' }, 'a misspelt field shows by its name, its value redacted');
+  t.same(journal.body.requests.filter((r: { headers: object }) => Object.keys(r.headers).length > 0), [], 'and no row of a secrets path keeps a header');
   const snapshot = await s.call('GET', '/_mock/snapshot');
   t.equal(snapshot.status, 200);
   const dir = dirname(s.dbPath);
