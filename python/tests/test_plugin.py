@@ -251,7 +251,7 @@ def test_a_failing_test_reports_its_requests_and_rules_and_a_snapshot_its_comman
     assert command.group(1) == f"{server_command} --restore {shlex.quote(path)} --restore-key {state['key']}"
     with open(path) as file:
         document = json.load(file)
-    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 3
+    assert document["format"] == "nodus-mock.snapshot" and document["version"] == 4
     restored = restore(command.group(1), "/v1/workloads/" + state["workload"]["id"])
     # The link the restored server prints is the test's tenant, at the run the test launched, as it was.
     assert restored["inspector"] == f"{restored['url']}/_mock/ui/#key={state['key']}&workload={state['workload']['id']}"
