@@ -8,10 +8,17 @@
 // would fall short of a floor set for the whole suite. NODUS_MOCK_TEST_COVERAGE=off runs the whole
 // suite without it: CI's second pass, on another Node, checks the suite passes there, and the
 // coverage of the same code was measured by the first (it costs about a sixth of a pass).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const tapBin = fileURLToPath(new URL('../node_modules/tap/dist/esm/run.mjs', import.meta.url));
+// tap rebuilds its plugin set when a run finds another one built than package.json configures (a
+// fresh npm ci has tap's default set, with the TypeScript loader package.json leaves out), but that
+// run's test processes still load the loaders it started with: every CI pass paid for the loader.
+// Building first makes the first run the configured one.
+const built = readFileSync(new URL('../node_modules/@tapjs/test/test-built/dist/esm/index.js', import.meta.url), 'utf8');
+if (built.includes('@tapjs/typescript')) spawnSync(process.execPath, [tapBin, 'build'], { stdio: 'inherit' });
 const files = process.argv.slice(2);
 const coverage = files.length || process.env.NODUS_MOCK_TEST_COVERAGE === 'off' ? ['--disable-coverage'] : [];
 const child = spawn(process.execPath, [tapBin, '--reporter=tap', ...coverage, ...files], {
