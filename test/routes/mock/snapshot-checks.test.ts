@@ -101,13 +101,16 @@ function fiveHundreds(answers: Map<string, CallResult>): string[] {
   return [...answers].filter(([, res]) => res.status >= 500 && !injected(res)).map(([path, res]) => `${path}: ${res.status} ${res.text.slice(0, 200)}`);
 }
 
-/** What another tenant reads, as text: unchanged by anything this tenant restores. Its journal and the snapshot's date are its own reads'. */
+/**
+ * What another tenant reads, as text: unchanged by anything this tenant restores. Its journal and
+ * the snapshot's date are its own reads'. By path: the reads run together and answer in any order.
+ */
 async function textOf(s: TestServer, key: string): Promise<string> {
   const answers = await reads(s, key);
   answers.delete('/_mock/requests?limit=1000');
   const snapshot = answers.get('/_mock/snapshot')!.body as Doc;
   answers.set('/_mock/snapshot', { ...answers.get('/_mock/snapshot')!, text: JSON.stringify({ ...snapshot, created_at: null, tenant: { ...snapshot.tenant, tables: { ...snapshot.tenant.tables, request_journal: [] } } }) });
-  return JSON.stringify([...answers].map(([path, res]) => [path, res.status, res.text]));
+  return JSON.stringify([...answers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, res]) => [path, res.status, res.text]));
 }
 
 const stable = (doc: Doc) => JSON.stringify({ ...doc, created_at: null });
