@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plain, plainChecks } from './plain.js';
 import { dateTime } from './primitives.js';
 
 /**
@@ -17,11 +18,17 @@ export const SNAPSHOT_VERSION = 3;
 /** Tables a version added, by the version: an older document has none of their rows. */
 const ADDED_TABLES = { 3: ['workload_rules', 'workload_rule_bindings'] } as const;
 
+// A column's type, and what a restore reading rows takes without parsing them (openapi/plain.ts).
 const int = z.number().int();
 const real = z.number();
-const text = z.string();
-const flag = z.union([z.literal(0), z.literal(1)]).meta({ type: 'integer' });
-const maybe = <T extends z.ZodType>(schema: T) => schema.nullable();
+const text = z.string().register(plainChecks, { plain: (v) => typeof v === 'string' });
+const flag = z.union([z.literal(0), z.literal(1)]).meta({ type: 'integer' }).register(plainChecks, { plain: (v) => v === 0 || v === 1 });
+const maybe = <T extends z.ZodType>(schema: T) => {
+  const inner = plain(schema);
+  const nullable = schema.nullable();
+  plainChecks.add(nullable, { plain: (v) => v === null || inner(v) });
+  return nullable;
+};
 const rows = <T extends z.ZodRawShape>(shape: T, max?: number) => {
   const list = z.array(z.strictObject(shape));
   return max === undefined ? list : list.max(max);
@@ -105,6 +112,9 @@ type TableName = keyof typeof tables.shape;
 /** One row of a table, as a restore reading the document row by row validates it. */
 const tableRows = { ...tables.shape, workload_rules: workloadRules, workload_rule_bindings: workloadRuleBindings };
 export const snapshotRow = <T extends TableName>(table: T) => tableRows[table].element;
+/** Each table's columns in the format's order: the order of the values of a row as a restore holds it. */
+export const SNAPSHOT_COLUMNS = Object.fromEntries(Object.entries(tableRows).map(([table, rows]) => [table, Object.keys(rows.element.shape)])) as
+  unknown as Record<TableName, readonly string[]>;
 
 export const SnapshotTenant = z
   .strictObject({

@@ -1,14 +1,14 @@
 import { setImmediate } from 'node:timers/promises';
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
-import { SNAPSHOT_TABLES, SnapshotRowError, type SnapshotReader, type SnapshotRow, type SnapshotTable } from '../../../store/snapshot.js';
+import { SNAPSHOT_COLUMNS, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotTenant, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import { SNAPSHOT_TABLES, SnapshotRowError, type SnapshotReader, type SnapshotTable, type SnapshotValues } from '../../../store/snapshot.js';
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
 import { badRequest, DomainError } from '../errors.js';
 import { regularFileBlocks } from '../json-file.js';
-import { createSnapshotChecks } from './checks.js';
+import { createSnapshotChecks, type SnapshotChecks } from './checks.js';
 import { snapshotFork } from './fork.js';
-import { readSnapshot } from './reader.js';
+import { readSnapshot, SLICE_MS, type SnapshotWatch, type SpooledSnapshot } from './reader.js';
 
 /** A --restore file that cannot be restored: a start-up mistake, like a bad flag. */
 export class SnapshotFileError extends Error {
@@ -29,10 +29,72 @@ export interface SnapshotExport {
   close(): void;
 }
 
-/** The wall time a restore checks rows before it lets other requests run. */
-const SLICE_MS = 10;
-
 const TABLES = Object.keys(SNAPSHOT_TABLES) as SnapshotTable[];
+const POSITION = new Map(TABLES.map((table, i) => [table, i]));
+
+/**
+ * The checks of a restore (checks.ts), run on each row as the reader takes it when the document
+ * allows: its clock comes before its rows and its tables in the order the checks take them
+ * (TABLES), as in every document the server writes. Otherwise they run once the document is read,
+ * over the spooled rows. A problem found early is thrown only after the document is read and its
+ * head checked, so the answer is the one checking after the read would give: the reader's
+ * refusals come first, then the head's, then the first row's in TABLES order.
+ */
+function restoreChecks() {
+  let checks: SnapshotChecks | undefined;
+  let early = true;
+  let failure: { error: unknown } | undefined;
+  let position = 0;
+  const watch: SnapshotWatch = {
+    clock(value) {
+      const clock = SnapshotTenant.shape.clock.safeParse(value);
+      if (!clock.success) early = false;
+      if (!early) return;
+      try {
+        checks = createSnapshotChecks(clock.data!);
+      } catch (error) {
+        failure = { error };
+      }
+    },
+    row(table, index, row) {
+      if (!early || failure) return;
+      const at = POSITION.get(table)!;
+      if (!checks || at < position) {
+        early = false;
+        return;
+      }
+      position = at;
+      try {
+        checks.row(table, index, row as never);
+      } catch (error) {
+        failure = { error };
+      }
+    },
+  };
+  return {
+    watch,
+    /** Throws the first problem of the document, whose head the reader has checked. */
+    async finish(spooled: SpooledSnapshot, clock: SnapshotDocument['tenant']['clock']): Promise<void> {
+      if (early && failure) throw failure.error;
+      if (!early || !checks) {
+        checks = createSnapshotChecks(clock);
+        let turned = performance.now();
+        for (const table of TABLES) {
+          const columns = SNAPSHOT_COLUMNS[table];
+          let index = 0;
+          for (const values of spooled.rows(table)) {
+            checks.row(table, index++, Object.fromEntries(columns.map((column, i) => [column, values[i]])) as never);
+            if ((index & 0xff) === 0 && performance.now() - turned > SLICE_MS) {
+              await setImmediate();
+              turned = performance.now();
+            }
+          }
+        }
+      }
+      checks.finish();
+    },
+  };
+}
 
 /**
  * A tenant's whole state out as one document and back in (docs/snapshots.md). The export reads one
@@ -71,41 +133,34 @@ export function createSnapshotService(deps: DomainContext) {
      * Deletes the tenant's state as reset does and writes the document's in its place, its clock
      * resuming at the document's virtual time; into a tenant other than the one it was taken from,
      * with its ids made the target's own (snapshotFork). The document is read from its bytes as
-     * they arrive, each row validated and spooled to a file (readSnapshot); then the head and
-     * every row are checked, the event loop turning between batches; then one unit of work
-     * writes the rows, read back from the files one at a time. A document the checks refuse
-     * changes nothing; a row the database refuses (an id another tenant holds) is a 400 naming
-     * it, and the whole restore rolls back. The files are gone when this settles.
+     * they arrive, each row validated, checked (restoreChecks) and spooled (readSnapshot), the
+     * event loop turning between pieces; then one unit of work writes the rows, read back from
+     * the spool one at a time. A document the checks refuse changes nothing; a row the database
+     * refuses (an id another tenant holds) is a 400 naming it, and the whole restore rolls back.
+     * The files are gone when this settles.
      */
     async restore(tenantId: string, bytes: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, root: 'body' | 'file' = 'body'): Promise<RestoredRows> {
-      const spooled = await readSnapshot(bytes, root);
+      const checks = restoreChecks();
+      const spooled = await readSnapshot(bytes, root, checks.watch);
       try {
         const current = upgradeSnapshot(spooled.head);
-        const checks = createSnapshotChecks(current.tenant.clock);
-        let turned = performance.now();
-        for (const table of TABLES) {
-          let index = 0;
-          for (const row of spooled.rows(table)) {
-            checks.row(table, index++, row as never);
-            if ((index & 0xff) === 0 && performance.now() - turned > SLICE_MS) {
-              await setImmediate();
-              turned = performance.now();
-            }
-          }
-        }
-        checks.finish();
+        await checks.finish(spooled, current.tenant.clock);
         const fork = snapshotFork(current.tenant, tenantId);
         const rowsOf = function* (table: SnapshotTable) {
-          for (const row of spooled.rows(table)) yield fork ? fork.row(table, row) : row;
+          const columns = SNAPSHOT_COLUMNS[table];
+          for (const values of spooled.rows(table)) {
+            fork?.row(table, columns, values);
+            yield values;
+          }
         };
-        const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotRow>>;
+        const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
         return units.atNow(tenantId, (unit) => {
           store.reset.deleteTenantData(tenantId);
           const { clock: saved } = current.tenant;
           unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
           store.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
           try {
-            return store.snapshot.insert(tenantId, tables);
+            return store.snapshot.insert(tenantId, SNAPSHOT_COLUMNS, tables);
           } catch (err) {
             if (!(err instanceof SnapshotRowError)) throw err;
             const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');
