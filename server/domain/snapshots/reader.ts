@@ -29,7 +29,7 @@ const SPOOL_BYTES = 1 << 16;
  * parsing them back twice (checks, then inserts) was a third of a 3 MB restore; rows in memory
  * take about twice their text, so the bound keeps them to tens of MiB.
  */
-const HELD_CHARS = 8 << 20;
+export const HELD_CHARS = 8 << 20;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
 
 const TABLES = new Set(Object.keys(SnapshotTenant.shape.tables.shape));
@@ -53,6 +53,8 @@ export interface SpooledSnapshot {
   head: SnapshotDocument;
   /** Each row of the table in document order, its values in SNAPSHOT_COLUMNS order; from files, read back one at a time. */
   rows(table: SnapshotTable): Generator<SnapshotValues>;
+  /** Whether the rows are held in memory (no file): a document of at most HELD_CHARS characters. */
+  held: boolean;
   /** Drops the rows and removes the files; call it once, whatever became of the restore. */
   remove(): void;
 }
@@ -131,6 +133,7 @@ function createSpools() {
       if (rows) rows.push(row);
       else held.set(table, [row]);
     },
+    held: () => held !== undefined,
     /** From now on, rows go to files, the ones held first. */
     spill(): void {
       if (!held) return;
@@ -195,7 +198,7 @@ export async function readSnapshot(chunks: Chunks, root: 'body' | 'file', watch?
   try {
     const head = await walk(chunks, spools, root, watch);
     spools.finish();
-    return { head, rows: (table) => spools.rows(table), remove: () => spools.remove() };
+    return { head, rows: (table) => spools.rows(table), held: spools.held(), remove: () => spools.remove() };
   } catch (err) {
     spools.remove();
     throw err;

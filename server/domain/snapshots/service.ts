@@ -8,7 +8,7 @@ import { badRequest, DomainError } from '../errors.js';
 import { regularFileBlocks } from '../json-file.js';
 import { createSnapshotChecks, type SnapshotChecks } from './checks.js';
 import { snapshotFork } from './fork.js';
-import { readSnapshot, SLICE_MS, type SnapshotWatch, type SpooledSnapshot } from './reader.js';
+import { HELD_CHARS, readSnapshot, SLICE_MS, type SnapshotWatch, type SpooledSnapshot } from './reader.js';
 
 /** A --restore file that cannot be restored: a start-up mistake, like a bad flag. */
 export class SnapshotFileError extends Error {
@@ -31,6 +31,54 @@ export interface SnapshotExport {
 
 const TABLES = Object.keys(SNAPSHOT_TABLES) as SnapshotTable[];
 const POSITION = new Map(TABLES.map((table, i) => [table, i]));
+
+type Chunks = Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+
+/** A document whose checks passed, its rows held in memory, and its bytes. */
+interface Checked {
+  bytes: Buffer;
+  spooled: SpooledSnapshot;
+}
+
+/**
+ * Whether `chunks` are `checked`'s bytes again: read while they match, compared as they arrive.
+ * Otherwise the chunks to read the document from (those compared, then the rest), which also
+ * gathers them while they are few enough to keep; and their iterator closes its source when the
+ * reader leaves early.
+ */
+async function sameAgain(chunks: Chunks, checked: Checked | undefined) {
+  const source = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
+  const taken: Uint8Array[] = [];
+  let size = 0;
+  let same = checked !== undefined;
+  for (;;) {
+    if (!same) break;
+    const next = await source.next();
+    if (next.done) {
+      if (size === checked!.bytes.length) return { again: true as const };
+      break;
+    }
+    const chunk = next.value;
+    taken.push(chunk);
+    same = size + chunk.length <= checked!.bytes.length && checked!.bytes.compare(chunk, 0, chunk.length, size, size + chunk.length) === 0;
+    size += chunk.length;
+  }
+  const gathered = { chunks: taken as Uint8Array[] | undefined, size };
+  const rest = async function* () {
+    try {
+      for (const chunk of taken) yield chunk;
+      for (let next = await source.next(); !next.done; next = await source.next()) {
+        if (gathered.chunks && (gathered.size += next.value.length) <= HELD_CHARS) gathered.chunks.push(next.value);
+        else gathered.chunks = undefined;
+        yield next.value;
+      }
+    } finally {
+      await source.return?.();
+    }
+  };
+  if (gathered.size > HELD_CHARS) gathered.chunks = undefined;
+  return { again: false as const, chunks: rest(), gathered };
+}
 
 /**
  * The checks of a restore (checks.ts), run on each row as the reader takes it when the document
@@ -103,6 +151,33 @@ function restoreChecks() {
  */
 export function createSnapshotService(deps: DomainContext) {
   const { store, units, clock } = deps;
+  /**
+   * The last document read whose checks passed, while it is small enough to hold (HELD_CHARS): a
+   * baseline forked into tenant after tenant sends the same bytes each time, which then skip the
+   * reading and the checks (docs/snapshots.md, Forking). The checks depend on nothing but the
+   * document and this server's settings.
+   */
+  let checked: Checked | undefined;
+
+  /** The document's head and rows: those of `checked` when the bytes are its own, else read and checked. */
+  const readChecked = async (bytes: Chunks, root: 'body' | 'file'): Promise<{ spooled: SpooledSnapshot; kept: boolean }> => {
+    const known = checked;
+    const read = await sameAgain(bytes, known);
+    if (read.again) return { spooled: known!.spooled, kept: true };
+    const checks = restoreChecks();
+    const spooled = await readSnapshot(read.chunks, root, checks.watch);
+    try {
+      await checks.finish(spooled, upgradeSnapshot(spooled.head).tenant.clock);
+    } catch (err) {
+      spooled.remove();
+      throw err;
+    }
+    const { chunks } = read.gathered;
+    if (!spooled.held || !chunks) return { spooled, kept: false };
+    checked = { bytes: Buffer.concat(chunks), spooled };
+    return { spooled, kept: true };
+  };
+
   return {
     /**
      * Everything the tenant owns, every unsettled workload materialised up to now first so the
@@ -134,23 +209,27 @@ export function createSnapshotService(deps: DomainContext) {
      * resuming at the document's virtual time; into a tenant other than the one it was taken from,
      * with its ids made the target's own (snapshotFork). The document is read from its bytes as
      * they arrive, each row validated, checked (restoreChecks) and spooled (readSnapshot), the
-     * event loop turning between pieces; then one unit of work writes the rows, read back from
-     * the spool one at a time. A document the checks refuse changes nothing; a row the database
-     * refuses (an id another tenant holds) is a 400 naming it, and the whole restore rolls back.
-     * The files are gone when this settles.
+     * event loop turning between pieces, unless they are the bytes of the last document checked
+     * (readChecked); then one unit of work writes the rows, read back from the spool one at a
+     * time. A document the checks refuse changes nothing; a row the database refuses (an id
+     * another tenant holds) is a 400 naming it, and the whole restore rolls back. The files are
+     * gone when this settles.
      */
-    async restore(tenantId: string, bytes: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, root: 'body' | 'file' = 'body'): Promise<RestoredRows> {
-      const checks = restoreChecks();
-      const spooled = await readSnapshot(bytes, root, checks.watch);
+    async restore(tenantId: string, bytes: Chunks, root: 'body' | 'file' = 'body'): Promise<RestoredRows> {
+      const { spooled, kept } = await readChecked(bytes, root);
       try {
         const current = upgradeSnapshot(spooled.head);
-        await checks.finish(spooled, current.tenant.clock);
         const fork = snapshotFork(current.tenant, tenantId);
         const rowsOf = function* (table: SnapshotTable) {
           const columns = SNAPSHOT_COLUMNS[table];
           for (const values of spooled.rows(table)) {
-            fork?.row(table, columns, values);
-            yield values;
+            if (!fork) yield values;
+            else {
+              // Kept rows are forked again for the next tenant: each fork changes a copy.
+              const forked = kept ? values.slice() : values;
+              fork.row(table, columns, forked);
+              yield forked;
+            }
           }
         };
         const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
@@ -169,7 +248,7 @@ export function createSnapshotService(deps: DomainContext) {
           }
         });
       } finally {
-        spooled.remove();
+        if (!kept) spooled.remove();
       }
     },
 
