@@ -16,6 +16,7 @@ import { Workload, WorkloadPayload } from '../../../openapi/workloads.js';
 import type { SnapshotTable } from '../../../store/snapshot.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import { isTerminal, WORKLOAD_STATUSES } from '../../simulator/types.js';
+import type { Config } from '../../config.js';
 import { MAX_ARCHIVE_ENTRIES } from '../assets/archive-entries.js';
 import { CLOCK_RANGE_MS, inClockRange, isoTime } from '../clock.js';
 import { egressHosts, planConnection, type PlannedConnection } from '../connections/rules.js';
@@ -24,6 +25,7 @@ import { nestsTooDeep, TOO_DEEP } from '../json-depth.js';
 import { KEYED_OPERATIONS } from '../launches/idempotency.js';
 import { StoredSimSpec } from '../launches/spec.js';
 import { RESERVED_PREFIX } from '../secrets/service.js';
+import { refusedWebhookUrl } from '../webhooks/hosts.js';
 import { rlEventInput } from '../workloads/materialise.js';
 
 /*
@@ -80,6 +82,7 @@ interface WorkloadFacts {
   materialisedToMs: number;
   generation: number;
   revision: number;
+  ended: boolean;
 }
 
 interface Counted {
@@ -106,7 +109,10 @@ class RowAt implements At {
 
 const issueText = (issue: z.core.$ZodIssue) => (issue.path.length ? `at ${issue.path.join('.')}, ` : '') + issue.message;
 
-export function createSnapshotChecks(clock: Clock): SnapshotChecks {
+/** The server's settings the routes' rules read. */
+export type CheckSettings = Pick<Config, 'webhookHosts'>;
+
+export function createSnapshotChecks(clock: Clock, settings: CheckSettings): SnapshotChecks {
   const nowMs = clock.now_ms;
   if (!inClockRange(nowMs)) throw refusal('clock.now_ms', `${nowMs} is outside the clock's range, ${CLOCK_RANGE_MS.min} to ${CLOCK_RANGE_MS.max}`);
 
@@ -191,6 +197,8 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
   const deliveries = new Map<number, { createdAtMs: number; attempts: number }>();
   const plans = new Set<string>();
   const ruleIds = new Set<string>();
+  const connectionIds = new Set<string>();
+  const secretVersions = new Map<string, number>();
   /** Each workload's latest intervention time, in document (seq) order. */
   const lastIntervention = new Map<string, number>();
   // A row naming a parent the document does not hold would attach this tenant's state to another
@@ -264,7 +272,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       within(at, 'dropped_events', w.dropped_events, 0, MAX_COUNT);
       // Only a drop marks a workload's evidence truncated (store/rl-events.ts).
       if ((w.dropped_events > 0) !== (w.truncated === 1)) at.refuse('truncated', `is ${w.truncated} with ${w.dropped_events} dropped events`);
-      workloads.set(w.id, { createdAtMs: w.created_at_ms, materialisedToMs: w.materialised_to_ms, generation: w.generation, revision: w.revision });
+      workloads.set(w.id, { createdAtMs: w.created_at_ms, materialisedToMs: w.materialised_to_ms, generation: w.generation, revision: w.revision, ended: isTerminal(w.status) });
       workloadCounters.push(() => {
         const reached = Math.max(nowMs, lastIntervention.get(w.id) ?? nowMs);
         if (w.materialised_to_ms > reached) at.refuse('materialised_to_ms', `${w.materialised_to_ms} is after the clock's now_ms and its last intervention (${reached})`);
@@ -355,6 +363,9 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
     },
     webhooks(at, h) {
       valid(at, '', WebhookRequest, { url: h.url, secret: h.secret }, (key) => key);
+      // The hosts this server delivers to (--webhook-hosts), as PUT /v1/webhooks holds them.
+      const refused = refusedWebhookUrl(h.url, settings);
+      if (refused !== undefined) at.refuse('url', refused);
       past(at, 'since_ms', h.since_ms);
       past(at, 'updated_at_ms', h.updated_at_ms, ['since_ms', h.since_ms]);
     },
@@ -504,6 +515,7 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       if (!SECRET_NAME.test(s.name) || s.name.startsWith(RESERVED_PREFIX)) at.refuse('name', `is not a secret name POST /v1/secrets takes (${SECRET_NAME}, not ${RESERVED_PREFIX}...)`);
       within(at, 'version', s.version, 1, MAX_SEQ);
       past(at, 'created_at_ms', s.created_at_ms);
+      secretVersions.set(s.id, s.version);
     },
     connections(at, c, index) {
       serverKey(at, 'connections', 'seq', index, c.seq);
@@ -528,10 +540,23 @@ export function createSnapshotChecks(clock: Clock): SnapshotChecks {
       within(at, 'secret_version', c.secret_version, 1, MAX_SEQ);
       past(at, 'created_at_ms', c.created_at_ms);
       past(at, 'verified_at_ms', c.verified_at_ms);
+      // A connection pins its secret's version at creation, which a put of the secret moves on
+      // (and a delete removes the secret: a stale connection, which the document may hold).
+      const pinned = () => {
+        const version = secretVersions.get(c.secret_id);
+        if (version !== undefined && c.secret_version > version) at.refuse('secret_version', `${c.secret_version} is after the version of secret ${c.secret_id} (${version})`);
+      };
+      if (secretVersions.has(c.secret_id)) pinned();
+      else waiting.push(pinned);
+      connectionIds.add(c.id);
     },
     workload_connections(at, wc, index) {
       unique(at, 'workload_connections', 'connection_id', index, wc.workload_id, wc.connection_id);
-      workload(at, wc.workload_id);
+      // A connection is not deleted while a workload admitted with it has not ended; an ended
+      // one keeps the id of a connection deleted since.
+      workload(at, wc.workload_id, (w) => {
+        if (!w.ended) parent(at, 'connection_id', 'connections', 'id', wc.connection_id, () => (connectionIds.has(wc.connection_id) ? true : undefined));
+      });
     },
     workload_rules(at, r, index) {
       serverKey(at, 'workload_rules', 'seq', index, r.seq);

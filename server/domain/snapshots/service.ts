@@ -6,7 +6,7 @@ import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
 import { badRequest, DomainError } from '../errors.js';
 import { regularFileBlocks } from '../json-file.js';
-import { createSnapshotChecks, type SnapshotChecks } from './checks.js';
+import { createSnapshotChecks, type CheckSettings, type SnapshotChecks } from './checks.js';
 import { snapshotFork } from './fork.js';
 import { HELD_CHARS, readSnapshot, SLICE_MS, type SnapshotWatch, type SpooledSnapshot } from './reader.js';
 
@@ -88,7 +88,7 @@ async function sameAgain(chunks: Chunks, checked: Checked | undefined) {
  * head checked, so the answer is the one checking after the read would give: the reader's
  * refusals come first, then the head's, then the first row's in TABLES order.
  */
-function restoreChecks() {
+function restoreChecks(settings: CheckSettings) {
   let checks: SnapshotChecks | undefined;
   let early = true;
   let failure: { error: unknown } | undefined;
@@ -99,7 +99,7 @@ function restoreChecks() {
       if (!clock.success) early = false;
       if (!early) return;
       try {
-        checks = createSnapshotChecks(clock.data!);
+        checks = createSnapshotChecks(clock.data!, settings);
       } catch (error) {
         failure = { error };
       }
@@ -125,7 +125,7 @@ function restoreChecks() {
     async finish(spooled: SpooledSnapshot, clock: SnapshotDocument['tenant']['clock']): Promise<void> {
       if (early && failure) throw failure.error;
       if (!early || !checks) {
-        checks = createSnapshotChecks(clock);
+        checks = createSnapshotChecks(clock, settings);
         let turned = performance.now();
         for (const table of TABLES) {
           const columns = SNAPSHOT_COLUMNS[table];
@@ -164,7 +164,7 @@ export function createSnapshotService(deps: DomainContext) {
     const known = checked;
     const read = await sameAgain(bytes, known);
     if (read.again) return { spooled: known!.spooled, kept: true };
-    const checks = restoreChecks();
+    const checks = restoreChecks(deps.config);
     const spooled = await readSnapshot(read.chunks, root, checks.watch);
     try {
       await checks.finish(spooled, upgradeSnapshot(spooled.head).tenant.clock);
