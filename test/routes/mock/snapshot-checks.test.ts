@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { isTerminal } from '../../../server/simulator/types.js';
 import { connect, liveWandb } from '../../helpers/connections.js';
 import { submitCustom } from '../../helpers/evidence.js';
@@ -116,6 +116,24 @@ async function textOf(s: TestServer, key: string): Promise<string> {
 }
 
 const stable = (doc: Doc) => JSON.stringify({ ...doc, created_at: null });
+
+/** A copy of the document with one edit. */
+function edited(base: Doc, edit: (d: Doc) => void): Doc {
+  const doc = structuredClone(base);
+  edit(doc);
+  return doc;
+}
+
+/** Each document is refused with 400 invalid_snapshot and its message, leaving the tenant's document `before`. */
+async function refusedEach(t: Test, s: TestServer, cases: [string, Doc, RegExp][], before: string) {
+  for (const [what, doc, message] of cases) {
+    const res = await s.call('PUT', '/_mock/snapshot', { body: doc });
+    t.equal(res.status, 400, `${what}: ${res.text.slice(0, 300)}`);
+    t.equal(res.body.error, 'invalid_snapshot', what);
+    t.match(res.body.message, message, what);
+    t.equal(stable((await s.call('GET', '/_mock/snapshot')).body), before, `${what}: the tenant is as it was`);
+  }
+}
 
 /** One change to one cell: the value put there, and what it is, for the failure message. */
 interface Mutation {
@@ -238,11 +256,7 @@ t.test('the attacks of issue 33 are refused with the path of the field, and chan
   const othersBefore = await textOf(s, other);
   const before = stable(base);
 
-  const change = (edit: (d: Doc) => void) => {
-    const doc = structuredClone(base);
-    edit(doc);
-    return doc;
-  };
+  const change = (edit: (d: Doc) => void) => edited(base, edit);
   const fault = (action: unknown) => change((d) => { d.tenant.tables.faults[0].action = JSON.stringify(action); });
   const attacks: [string, Doc, RegExp][] = [
     ['an unknown fault action type', fault({ type: 'hang' }), /^body\.tenant\.tables\.faults\.0\.action: /],
@@ -263,13 +277,7 @@ t.test('the attacks of issue 33 are refused with the path of the field, and chan
       /^body\.tenant\.tables\.workloads\.0\.truncated: is 1 with 0 dropped events/],
   ];
   t.ok(base.tenant.tables.rl_events.length > 2 && base.tenant.tables.workloads[0].id === run.id);
-  for (const [what, doc, message] of attacks) {
-    const res = await s.call('PUT', '/_mock/snapshot', { body: doc });
-    t.equal(res.status, 400, `${what}: ${res.text.slice(0, 300)}`);
-    t.equal(res.body.error, 'invalid_snapshot', what);
-    t.match(res.body.message, message, what);
-    t.equal(stable((await s.call('GET', '/_mock/snapshot')).body), before, `${what}: the tenant is as it was`);
-  }
+  await refusedEach(t, s, attacks, before);
   t.equal(await textOf(s, other), othersBefore, 'another tenant reads exactly what it read before');
 });
 
@@ -286,11 +294,7 @@ t.test('a row a route would refuse is refused with its path: a webhook on a host
   const secret = tables.secrets.find((x) => x.id === tables.connections[pinned]?.secret_id)!;
   t.ok(pinned >= 0, 'a connection pins a secret the document holds');
 
-  const change = (edit: (d: Doc) => void) => {
-    const doc = structuredClone(base);
-    edit(doc);
-    return doc;
-  };
+  const change = (edit: (d: Doc) => void) => edited(base, edit);
   const cases: [string, Doc, RegExp][] = [
     ['a webhook on a host --webhook-hosts does not list', change((d) => { d.tenant.tables.webhooks[0].url = 'https://hooks.example.com/nodus'; }),
       /^body\.tenant\.tables\.webhooks\.0\.url: the mock delivers webhooks only to the hosts of --webhook-hosts \/ NODUS_MOCK_WEBHOOK_HOSTS .*hooks\.example\.com is not one of them/],
@@ -301,13 +305,7 @@ t.test('a row a route would refuse is refused with its path: a webhook on a host
     ['a connection pinning a version its secret never had', change((d) => { d.tenant.tables.connections[pinned].secret_version = (secret.version as number) + 1; }),
       new RegExp(`^body\\.tenant\\.tables\\.connections\\.${pinned}\\.secret_version: ${(secret.version as number) + 1} is after the version of secret ${secret.id} \\(${secret.version}\\)$`)],
   ];
-  for (const [what, doc, message] of cases) {
-    const res = await s.call('PUT', '/_mock/snapshot', { body: doc });
-    t.equal(res.status, 400, `${what}: ${res.text.slice(0, 300)}`);
-    t.equal(res.body.error, 'invalid_snapshot', what);
-    t.match(res.body.message, message, what);
-    t.equal(stable((await s.call('GET', '/_mock/snapshot')).body), before, `${what}: the tenant is as it was`);
-  }
+  await refusedEach(t, s, cases, before);
 });
 
 t.test('what the routes leave behind restores as it was: an ended workload\'s deleted connection, a connection whose secret was deleted, receipts naming another plan', async (t) => {
