@@ -233,7 +233,7 @@ export function createSnapshotService(deps: DomainContext) {
           }
         };
         const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
-        return units.atNow(tenantId, (unit) => {
+        const restored = units.atNow(tenantId, (unit) => {
           store.reset.deleteTenantData(tenantId);
           const { clock: saved } = current.tenant;
           unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
@@ -247,6 +247,9 @@ export function createSnapshotService(deps: DomainContext) {
             throw badRequest('invalid_snapshot', `${path}: ${reason}`);
           }
         });
+        // Megabytes of WAL: copied by the checkpointer's thread now, not inside some later commit.
+        store.checkpointSoon();
+        return restored;
       } finally {
         if (!kept) spooled.remove();
       }
