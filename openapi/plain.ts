@@ -16,7 +16,7 @@ export const plainChecks = z.registry<{ plain: Plain }>();
 const never: Plain = () => false;
 
 type Def = z.core.$ZodTypeDef & Record<string, unknown>;
-type Check = { _zod: { def: { check: string; value?: unknown; inclusive?: boolean } } };
+type Check = { _zod: { def: { check: string; value?: unknown; inclusive?: boolean; format?: string } } };
 
 export function plain(schema: z.core.$ZodType): Plain {
   // Only the very schema registered: get() would also answer for one derived from it (a further
@@ -43,19 +43,23 @@ export function plain(schema: z.core.$ZodType): Plain {
   }
 }
 
-/** Finite (a safe integer for z.int()) within every bound; any other kind of check is not read. */
+/** Finite (a safe integer for z.int() or .int()) within every bound; any other kind of check is not read. */
 function plainNumber(def: Def): Plain {
   let min = -Infinity;
   let max = Infinity;
+  let integer = def.format === 'safeint';
+  if (def.format !== undefined && !integer) return never;
   for (const check of (def.checks ?? []) as Check[]) {
-    const { check: kind, value, inclusive } = check._zod.def;
+    const { check: kind, value, inclusive, format } = check._zod.def;
+    if (kind === 'number_format' && format === 'safeint') {
+      integer = true;
+      continue;
+    }
     if (!inclusive || typeof value !== 'number') return never;
     if (kind === 'greater_than') min = Math.max(min, value);
     else if (kind === 'less_than') max = Math.min(max, value);
     else return never;
   }
-  const integer = def.format === 'safeint';
-  if (def.format !== undefined && !integer) return never;
   return (v) => typeof v === 'number' && (integer ? Number.isSafeInteger(v) : Number.isFinite(v)) && v >= min && v <= max;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plain, plainChecks } from './plain.js';
 import { dateTime } from './primitives.js';
 
 /**
@@ -25,11 +26,17 @@ const ADDED_COLUMNS: Record<number, Record<string, Record<string, string | numbe
   4: { request_journal: { kind: 'api', headers: '{}', headers_truncated: 0 } },
 };
 
+// A column's type, and what a restore reading rows takes without parsing them (openapi/plain.ts).
 const int = z.number().int();
 const real = z.number();
-const text = z.string();
-const flag = z.union([z.literal(0), z.literal(1)]).meta({ type: 'integer' });
-const maybe = <T extends z.ZodType>(schema: T) => schema.nullable();
+const text = z.string().register(plainChecks, { plain: (v) => typeof v === 'string' });
+const flag = z.union([z.literal(0), z.literal(1)]).meta({ type: 'integer' }).register(plainChecks, { plain: (v) => v === 0 || v === 1 });
+const maybe = <T extends z.ZodType>(schema: T) => {
+  const inner = plain(schema);
+  const nullable = schema.nullable();
+  plainChecks.add(nullable, { plain: (v) => v === null || inner(v) });
+  return nullable;
+};
 const rows = <T extends z.ZodRawShape>(shape: T, max?: number) => {
   const list = z.array(z.strictObject(shape));
   return max === undefined ? list : list.max(max);
@@ -115,6 +122,9 @@ type TableName = keyof typeof tables.shape;
 /** One row of a table, as a restore reading the document row by row validates it. */
 const tableRows = { ...tables.shape, workload_rules: workloadRules, workload_rule_bindings: workloadRuleBindings };
 export const snapshotRow = <T extends TableName>(table: T) => tableRows[table].element;
+/** Each table's columns in the format's order: the order of the values of a row as a restore holds it. */
+export const SNAPSHOT_COLUMNS = Object.fromEntries(Object.entries(tableRows).map(([table, rows]) => [table, Object.keys(rows.element.shape)])) as
+  unknown as Record<TableName, readonly string[]>;
 
 export const SnapshotTenant = z
   .strictObject({
@@ -181,23 +191,27 @@ export function upgradeSnapshot(doc: SnapshotDocument): CurrentSnapshot {
   };
 }
 
-/**
- * A row of an older document as the newest version holds it, or the column that is not where its
- * version says: a column a version added is required from that version on, absent before.
- */
-export function upgradeRow(version: number, table: string, row: Record<string, unknown>): { row: Record<string, unknown> } | { column: string; reason: string } {
-  let upgraded = row;
-  for (const [added, tables] of Object.entries(ADDED_COLUMNS)) {
-    for (const [column, value] of Object.entries(tables[table] ?? {})) {
-      const present = row[column] !== undefined;
-      if (present !== version >= Number(added)) {
-        return { column, reason: present ? `is not in version ${version}` : `is required from version ${added} on` };
-      }
-      if (!present) upgraded = { ...upgraded, [column]: value };
+/** A column a version added to a table: where it is among the table's values, and what an older row holds there. */
+export interface AddedColumn {
+  column: string;
+  position: number;
+  version: number;
+  value: string | number;
+}
+const added = new Map<string, AddedColumn[]>();
+for (const [version, byTable] of Object.entries(ADDED_COLUMNS)) {
+  for (const [table, columns] of Object.entries(byTable)) {
+    for (const [column, value] of Object.entries(columns)) {
+      const position = SNAPSHOT_COLUMNS[table as TableName].indexOf(column);
+      added.set(table, [...(added.get(table) ?? []), { column, position, version: Number(version), value }]);
     }
   }
-  return { row: upgraded };
 }
+/**
+ * The columns versions added to the table: a column is required from its version on and absent
+ * before, and an older row holds its value there (what reproduces the older behaviour).
+ */
+export const addedColumns = (table: string): readonly AddedColumn[] => added.get(table) ?? [];
 
 /** docs/snapshot.schema.json: the format as JSON Schema (draft 2020-12), for tools outside this server. */
 export function snapshotJsonSchema(): string {

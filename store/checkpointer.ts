@@ -17,26 +17,30 @@ export function createCheckpointer(path: string, script = new URL('./checkpoint-
   let worker: Worker | undefined;
   let commits = 0;
   let failed = false;
+  const request = () => {
+    if (failed) return;
+    if (!worker) {
+      try {
+        worker = new Worker(script, { workerData: { path } });
+      } catch {
+        // Called after a commit, which must still be answered: without a thread (its file missing,
+        // no resources for one), the automatic checkpoint does the work, as before there was one.
+        failed = true;
+        return;
+      }
+      // It must not hold the process open, and a failed thread leaves the automatic checkpoint.
+      worker.unref();
+      worker.on('error', () => undefined);
+    }
+    worker.postMessage(null);
+  };
   return {
     /** Counts one commit; every COMMITS_PER_CHECKPOINT asks the thread for a checkpoint. */
     committed(): void {
-      if (++commits % COMMITS_PER_CHECKPOINT !== 0) return;
-      if (failed) return;
-      if (!worker) {
-        try {
-          worker = new Worker(script, { workerData: { path } });
-        } catch {
-          // Called after a commit, which must still be answered: without a thread (its file missing,
-          // no resources for one), the automatic checkpoint does the work, as before there was one.
-          failed = true;
-          return;
-        }
-        // It must not hold the process open, and a failed thread leaves the automatic checkpoint.
-        worker.unref();
-        worker.on('error', () => undefined);
-      }
-      worker.postMessage(null);
+      if (++commits % COMMITS_PER_CHECKPOINT === 0) request();
     },
+    /** Asks the thread for a checkpoint at once: after one commit of many pages. */
+    request,
     close(): Promise<number> | undefined {
       return worker?.terminate();
     },

@@ -135,6 +135,13 @@ function createStore(db: Db, unlock: () => void) {
     onGroupCommit(fn: Rider): void {
       riders.push(fn);
     },
+    /**
+     * Asks the checkpointer's thread to copy the WAL into the database now, after a commit of many
+     * pages (a restore): otherwise a later commit past wal_autocheckpoint copies them on the event loop.
+     */
+    checkpointSoon(): void {
+      checkpointer?.request();
+    },
     /** The readiness probe: throws when the database does not answer. */
     ping(): void {
       probe.get();

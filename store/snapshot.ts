@@ -78,6 +78,8 @@ export const NOT_IN_SNAPSHOT: Record<string, string> = {
 export type SnapshotTable = keyof typeof SNAPSHOT_TABLES;
 /** A row as the document holds it: SQL values, BLOBs as base64 text. */
 export type SnapshotRow = Record<string, string | number | null>;
+/** A row's values in an order its columns are named in elsewhere: how a restore hands rows over. */
+export type SnapshotValues = (string | number | null)[];
 export type SnapshotTables = Record<SnapshotTable, SnapshotRow[]>;
 
 /** A row the database refused on restore (a clash with another tenant's id, a broken reference). */
@@ -225,31 +227,41 @@ export function createSnapshotStore(db: Db) {
 
     /**
      * Inserts a document's rows for the tenant, whose own rows must be gone already, taking each
-     * table's rows one at a time as they are read (from a spool, say); answers the rows written
-     * per table. Throws a SnapshotRowError at the first row the database refuses. Run inside the
+     * table's rows one at a time as they are read (from a spool, say), each as its values in the
+     * order `columns` names them (every column but `tenant_id`); answers the rows written per
+     * table. Throws a SnapshotRowError at the first row the database refuses. Run inside the
      * caller's transaction, which that error rolls back whole.
      */
-    insert(tenantId: string, rows: Record<SnapshotTable, Iterable<SnapshotRow>>): Record<SnapshotTable, number> {
+    insert(tenantId: string, columns: Record<SnapshotTable, readonly string[]>, rows: Record<SnapshotTable, Iterable<SnapshotValues>>): Record<SnapshotTable, number> {
       const keys = renumbering();
       const written = {} as Record<SnapshotTable, number>;
-      for (const { table, owner, written: columns, numbered, refers, insert } of insertsOf()) {
+      for (const { table, owner, written: stored, numbered, refers, insert } of insertsOf()) {
+        // Where each stored column is among the row's values, by position: no walk by name per row.
+        const given = columns[table];
+        const at = (name: string) => {
+          const i = given.indexOf(name);
+          if (i < 0) throw new Error(`snapshot insert: no values for ${table}.${name}`);
+          return i;
+        };
+        const from = stored.map((c) => at(c.name));
+        const blobs = stored.flatMap((c, i) => (c.blob ? [i] : []));
+        const refersAt = refers ? stored.findIndex((c) => c.name === refers.column) : -1;
+        const numberedAt = numbered ? at(numbered) : -1;
         // One array of values per table, filled again for each row: the tenant's id, then the columns.
         const values: unknown[] = owner.by === 'tenant' ? [tenantId] : [];
         const first = values.length;
         let index = 0;
         for (const row of rows[table]) {
-          for (let i = 0; i < columns.length; i++) {
-            const { name, blob } = columns[i];
-            let value: unknown = row[name];
-            if (name === refers?.column) {
-              value = keys.of(refers.table, value);
-              if (value === undefined) throw new SnapshotRowError(table, index, name, `names no row of ${refers.table}`);
-            } else if (blob && value !== null) value = Buffer.from(value as string, 'base64');
-            values[first + i] = value;
+          for (let i = 0; i < from.length; i++) values[first + i] = row[from[i]];
+          for (const i of blobs) if (values[first + i] !== null) values[first + i] = Buffer.from(values[first + i] as string, 'base64');
+          if (refersAt >= 0) {
+            const to = keys.of(refers!.table, values[first + refersAt]);
+            if (to === undefined) throw new SnapshotRowError(table, index, refers!.column, `names no row of ${refers!.table}`);
+            values[first + refersAt] = to;
           }
           try {
             const { lastInsertRowid } = insert.run(values);
-            if (numbered) keys.note(table, row[numbered], Number(lastInsertRowid));
+            if (numbered) keys.note(table, row[numberedAt], Number(lastInsertRowid));
           } catch (err) {
             if ((err as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) {
               throw new SnapshotRowError(table, index, constraintColumn(table, (err as Error).message), (err as Error).message);

@@ -59,29 +59,54 @@ export async function snapshot(ctx: Context): Promise<ReturnType<typeof figure>[
 /**
  * A 100-workload baseline restored into a fresh tenant each round (a fork: every id made the
  * tenant's own), against the same document restored into the tenant it was taken from (ids kept).
+ * The server keeps the last document it checked, so after the first round both send bytes it
+ * knows, as a baseline forked into test after test does; the second figure is the fork of a
+ * document it has not read (the baseline with another created_at each round) against that.
  */
 async function fork(ctx: Context): Promise<ReturnType<typeof figure>[]> {
   const { db, key } = await seed(ctx, BASELINE_WORKLOADS);
   const mock = await startChild(MAIN, mockArgs(db, '--clock', 'manual'));
   try {
     const document = await (await fetch(`${mock.url}/_mock/snapshot`, { headers: { authorization: `Bearer ${key}` } })).text();
-    const restore = (into: () => string) => async () => {
+    let fresh = 0;
+    const unread = () => document.replace(/"created_at":"[^"]*"/, `"created_at":"${new Date(Date.UTC(2026, 0, 1) + ++fresh * 1000).toISOString()}"`);
+    const restore = (into: () => string, body: () => string = () => document) => async () => {
+      const sent = body();
       const started = performance.now();
       const res = await fetch(`${mock.url}/_mock/snapshot`, {
-        method: 'PUT', headers: { authorization: `Bearer ${into()}`, 'content-type': 'application/json' }, body: document,
+        method: 'PUT', headers: { authorization: `Bearer ${into()}`, 'content-type': 'application/json' }, body: sent,
       });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`snapshot: a restore answered ${res.status}`);
       return performance.now() - started;
     };
-    const r = await alternate(ctx.settings.shortRounds, { fork: restore(benchKey), own: restore(() => key) });
+    const first = restore(benchKey, unread);
+    const r = await alternate(ctx.settings.shortRounds, {
+      first: async () => {
+        const ms = await first();
+        // Untimed: the baseline read again, so that the other arms find it kept whatever their order.
+        await restore(() => key)();
+        return ms;
+      },
+      fork: restore(benchKey),
+      own: restore(() => key),
+    });
     const forkMs = median(r.fork);
-    return [figure(
-      { id: 'snapshot-fork', title: `PUT /_mock/snapshot of a ${BASELINE_WORKLOADS}-workload baseline into a fresh tenant (target under 100 ms: ${forkMs < 100 ? 'met' : 'missed'})`, unit: 'ms' },
-      { label: 'into a fresh tenant (forked)', rounds: r.fork },
-      { label: 'into its own tenant (ids kept)', rounds: r.own },
-      { workloads: BASELINE_WORKLOADS, document_bytes: Buffer.byteLength(document), under_100_ms: forkMs < 100 },
-    )];
+    const detail = { workloads: BASELINE_WORKLOADS, document_bytes: Buffer.byteLength(document) };
+    return [
+      figure(
+        { id: 'snapshot-fork', title: `PUT /_mock/snapshot of a ${BASELINE_WORKLOADS}-workload baseline into a fresh tenant (target under 100 ms: ${forkMs < 100 ? 'met' : 'missed'})`, unit: 'ms' },
+        { label: 'into a fresh tenant (forked)', rounds: r.fork },
+        { label: 'into its own tenant (ids kept)', rounds: r.own },
+        { ...detail, under_100_ms: forkMs < 100 },
+      ),
+      figure(
+        { id: 'snapshot-fork-unread', title: `PUT /_mock/snapshot of a ${BASELINE_WORKLOADS}-workload document the server has not read, into a fresh tenant, vs the baseline it keeps`, unit: 'ms' },
+        { label: 'a document not read before (read and checked)', rounds: r.first },
+        { label: 'the kept baseline (neither)', rounds: r.fork },
+        detail,
+      ),
+    ];
   } finally {
     await mock.stop();
   }

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { SnapshotRow } from '../../../store/snapshot.js';
+import type { SnapshotValues } from '../../../store/snapshot.js';
 import { DERIVED_IDS } from '../workloads/derived-ids.js';
 import { BASE62 } from '../workloads/rows.js';
 
@@ -20,15 +20,48 @@ const DERIVED_ID = /(?<![0-9A-Za-z_])(mf|frz|led|stl)_[0-9a-f]{24}(?![0-9A-Za-z_
 const MAX_ORDINAL = 10_000;
 /** The tenant ids the server makes of a key (server/domain/control/tenants.ts), the ones a workload body names. */
 const TENANT_ID = /^tn_[0-9a-f]{20}$/;
+/** The kinds of id, read off the two patterns, so a kind added there cannot be missed here (a wr_ id was, once). */
+const ID_KINDS = [GLOBAL_ID, DERIVED_ID].flatMap((re) => [...re.source.matchAll(/\((\w+(?:\|\w+)*)\)_/g)].flatMap((m) => m[1].split('|')));
+/** The kinds by their characters, last first: the kind whose last character is reached is whole. */
+type KindEnds = Map<number, KindEnds | true>;
+const KIND_ENDS: KindEnds = new Map();
+for (const kind of ID_KINDS) {
+  let node = KIND_ENDS;
+  for (let i = kind.length - 1; i >= 0; i--) {
+    const c = kind.charCodeAt(i);
+    const next = node.get(c);
+    // A shorter kind that ends this one is found wherever this one would be.
+    if (i === 0 || next === true) {
+      node.set(c, true);
+      break;
+    }
+    if (next === undefined) node.set(c, (node = new Map()));
+    else node = next;
+  }
+}
 /**
- * What every match of GLOBAL_ID or DERIVED_ID holds: a text without it holds no id. One test of
- * it skips most of a document's texts (event ids, task ids, log lines), where running both
- * replacements on every text was most of a fork's time. The kinds are read off the two patterns,
- * so a kind added there cannot be missed here (a wr_ id was, once).
+ * Whether the text holds a kind and `_`, as every match of GLOBAL_ID or DERIVED_ID does: a text
+ * without one holds no id. One test of it skips most of a document's texts (event ids, task ids,
+ * log lines), where running both replacements on every text was most of a fork's time. Walked back
+ * from each underscore: a regular expression of the kinds took three times as long over the long
+ * texts of a document.
  */
-const ID_PREFIX = new RegExp(`(?:${[GLOBAL_ID, DERIVED_ID].map((re) => [...re.source.matchAll(/\((\w+(?:\|\w+)*)\)_/g)].map((m) => m[1]).join('|')).join('|')})_`);
+function holdsIdPrefix(text: string): boolean {
+  for (let at = text.indexOf('_'); at >= 0; at = text.indexOf('_', at + 1)) {
+    let node: KindEnds | true | undefined = KIND_ENDS;
+    for (let i = at - 1; i >= 0 && node !== undefined && node !== true; i--) node = node.get(text.charCodeAt(i));
+    if (node === true) return true;
+  }
+  return false;
+}
 /** Base64 bytes: the tenant's files as they were uploaded, never the server's text. */
 const BYTE_COLUMNS = new Set(['asset_contents.data']);
+const BYTE_TABLES = new Set([...BYTE_COLUMNS].map((column) => column.split('.')[0]));
+/**
+ * Texts up to this long are kept with what the fork made of them: a row's workload id, stage,
+ * phase or kind is most rows' too, and replacing in each anew was most of a fork's time.
+ */
+const MEMO_CHARS = 64;
 
 const toBigInt = (digits: string) => [...digits].reduce((n, c) => n * 62n + DIGIT.get(c)!, 0n);
 
@@ -95,8 +128,11 @@ function derivedShifter(workloadOf: (id: string) => string) {
 export interface SnapshotFork {
   tenantId: string;
   cursorKey: string | null;
-  /** The row with its ids made the target's; rows of one document go through one fork, which keeps what it mapped. */
-  row(table: string, row: SnapshotRow): SnapshotRow;
+  /**
+   * Makes the row's ids the target's, in place: its values, named by `columns`. Rows of one
+   * document go through one fork, which keeps what it mapped.
+   */
+  row(table: string, columns: readonly string[], values: SnapshotValues): void;
 }
 
 /**
@@ -118,28 +154,43 @@ export function snapshotFork(tenant: { id: string | null; cursor_key: string | n
   };
   const derived = derivedShifter((workload) => shift(workload, 'wl', workload.slice(3)));
   const renameTenant = TENANT_ID.test(source);
+  const memo = new Map<string, string>();
   return {
     tenantId: targetTenantId,
     cursorKey: tenant.cursor_key === null
       ? null
       : createHmac('sha256', Buffer.from(tenant.cursor_key, 'hex')).update(`fork\n${targetTenantId}`).digest('hex'),
-    row(table, row) {
-      // A derived id names no workload: the ones its row names are where it can come from.
+    row(table, columns, values) {
+      const hasBytes = BYTE_TABLES.has(table);
+      const bytes = (i: number) => hasBytes && BYTE_COLUMNS.has(`${table}.${columns[i]}`);
+      // A derived id names no workload: the ones its row names are where it can come from (read
+      // before any of its values changes).
       let workloads: string[] | undefined;
-      const workloadsOfRow = () => (workloads ??= [...new Set(Object.entries(row)
-        .filter(([column, value]) => typeof value === 'string' && !BYTE_COLUMNS.has(`${table}.${column}`))
-        .flatMap(([, value]) => [...(value as string).matchAll(GLOBAL_ID)]).filter((m) => m[1] === 'wl').map((m) => m[0]))]);
-      const copy: SnapshotRow = { ...row };
-      for (const column in row) {
-        let text = row[column];
-        if (typeof text !== 'string') continue;
-        const ids = ID_PREFIX.test(text);
-        if ((!ids && !(renameTenant && text.includes(source))) || BYTE_COLUMNS.has(`${table}.${column}`)) continue;
-        if (ids) text = text.replace(DERIVED_ID, (id, kind: DerivedKind) => derived(id, kind, workloadsOfRow()) ?? id).replace(GLOBAL_ID, (id, ...groups) => shiftMatch(id, ...groups.slice(0, 6)));
-        if (renameTenant && text.includes(source)) text = text.replaceAll(source, targetTenantId);
-        copy[column] = text;
+      const workloadsOfRow = () => (workloads ??= [...new Set(values
+        .filter((value, i) => typeof value === 'string' && !bytes(i))
+        .flatMap((value) => [...(value as string).matchAll(GLOBAL_ID)]).filter((m) => m[1] === 'wl').map((m) => m[0]))]);
+      // What a derived id becomes depends on its row, so a text holding one is not kept.
+      let ofRow = false;
+      const replaceDerived = (id: string, kind: DerivedKind) => {
+        ofRow = true;
+        return derived(id, kind, workloadsOfRow()) ?? id;
+      };
+      let changed: [number, string][] | undefined;
+      for (let i = 0; i < values.length; i++) {
+        const given = values[i];
+        if (typeof given !== 'string' || bytes(i)) continue;
+        const short = given.length <= MEMO_CHARS;
+        let text = short ? memo.get(given) : undefined;
+        if (text === undefined) {
+          text = given;
+          ofRow = false;
+          if (holdsIdPrefix(text)) text = text.replace(DERIVED_ID, replaceDerived).replace(GLOBAL_ID, (id, ...groups) => shiftMatch(id, ...groups.slice(0, 6)));
+          if (renameTenant && text.includes(source)) text = text.replaceAll(source, targetTenantId);
+          if (short && !ofRow) memo.set(given, text);
+        }
+        if (text !== given) (changed ??= []).push([i, text]);
       }
-      return copy;
+      for (const [i, text] of changed ?? []) values[i] = text;
     },
   };
 }

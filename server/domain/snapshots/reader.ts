@@ -2,20 +2,25 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
-import { MAX_ROWS, Snapshot, snapshotRow, SnapshotTenant, type SnapshotDocument } from '../../../openapi/snapshot.js';
-import type { SnapshotRow, SnapshotTable } from '../../../store/snapshot.js';
+import { plain, type Plain } from '../../../openapi/plain.js';
+import { addedColumns, MAX_ROWS, Snapshot, SNAPSHOT_COLUMNS, snapshotRow, SnapshotTenant, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import type { SnapshotRow, SnapshotTable, SnapshotValues } from '../../../store/snapshot.js';
 import { badRequest } from '../errors.js';
 import { describeValidation } from '../validation.js';
 import { JsonSyntaxError, jsonScanner, Token, type Primitive, type TokenKind } from './scanner.js';
 
 /*
  * A snapshot read as its bytes arrive (docs/snapshots.md, Size): rows are validated one at a time
- * against their table's row schema and kept, in memory while the document is small, in a file per
- * table once it is not, so the process holds about one row whatever the document's size; the
- * rest of the document (its head) is a few fields, checked once the body has ended, since JSON's
- * key order is free.
+ * against their table's row schema and kept as their values in column order (SNAPSHOT_COLUMNS),
+ * in memory while the document is small, in a file per table once it is not, so the process holds
+ * about one row whatever the document's size; the rest of the document (its head) is a few
+ * fields, checked once the body has ended, since JSON's key order is free.
  */
+
+/** The wall time the reading (and what watches it) goes on before it lets other requests run. */
+export const SLICE_MS = 10;
 
 /** How many bytes of spooled rows a table's buffer gathers before one write, and one read takes. */
 const SPOOL_BYTES = 1 << 16;
@@ -24,7 +29,7 @@ const SPOOL_BYTES = 1 << 16;
  * parsing them back twice (checks, then inserts) was a third of a 3 MB restore; rows in memory
  * take about twice their text, so the bound keeps them to tens of MiB.
  */
-const HELD_CHARS = 8 << 20;
+export const HELD_CHARS = 8 << 20;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
 
 const TABLES = new Set(Object.keys(SnapshotTenant.shape.tables.shape));
@@ -46,10 +51,45 @@ type Frame =
 /** A document whose rows are kept (in memory or in files), its head checked: what a restore reads back. */
 export interface SpooledSnapshot {
   head: SnapshotDocument;
-  /** Each row of the table in document order; from files, read back one at a time. */
-  rows(table: SnapshotTable): Generator<SnapshotRow>;
+  /** Each row of the table in document order, its values in SNAPSHOT_COLUMNS order; from files, read back one at a time. */
+  rows(table: SnapshotTable): Generator<SnapshotValues>;
+  /** Whether the rows are held in memory (no file): a document of at most HELD_CHARS characters. */
+  held: boolean;
   /** Drops the rows and removes the files; call it once, whatever became of the restore. */
   remove(): void;
+}
+
+/** What sees the document's parts as the reader takes them, before the document has ended. */
+export interface SnapshotWatch {
+  /** The tenant's clock as the document spells it, not yet held to its schema. */
+  clock(value: Record<string, unknown>): void;
+  /** A row its table's schema took, as its columns by name, with its position in the table. */
+  row(table: SnapshotTable, index: number, row: SnapshotRow): void;
+}
+
+/**
+ * A table's row as its values in column order when the schema surely takes every column as it is
+ * (openapi/plain.ts): the row schema's parse, which copies the row, only for the rest. The caller
+ * knows the row has as many keys as the table has columns, so no other key.
+ */
+const rowReaders = new Map<SnapshotTable, (row: Record<string, unknown>) => SnapshotValues | undefined>();
+function rowReader(table: SnapshotTable) {
+  let read = rowReaders.get(table);
+  if (read) return read;
+  const columns = SNAPSHOT_COLUMNS[table];
+  const shape = snapshotRow(table).shape as Record<string, z.ZodType>;
+  const takes: Plain[] = columns.map((column) => plain(shape[column]));
+  read = (row) => {
+    const values: SnapshotValues = [];
+    for (let i = 0; i < columns.length; i++) {
+      const value = row[columns[i]];
+      if (!takes[i](value)) return undefined;
+      values.push(value as SnapshotValues[number]);
+    }
+    return values;
+  };
+  rowReaders.set(table, read);
+  return read;
 }
 
 /** The zod issues of a value at `path`, as a route's validation answers them. */
@@ -70,7 +110,7 @@ const received = (token: TokenKind) => (token === Token.LEFT_BRACKET ? 'array' :
  * of JSON in a file of their own, written in blocks.
  */
 function createSpools() {
-  let held: Map<SnapshotTable, SnapshotRow[]> | undefined = new Map();
+  let held: Map<SnapshotTable, SnapshotValues[]> | undefined = new Map();
   let dir: string | undefined;
   const files = new Map<SnapshotTable, { fd: number; pending: string[]; bytes: number }>();
   const flush = (file: { fd: number; pending: string[]; bytes: number }) => {
@@ -78,7 +118,7 @@ function createSpools() {
     file.pending = [];
     file.bytes = 0;
   };
-  const append = (table: SnapshotTable, row: SnapshotRow) => {
+  const append = (table: SnapshotTable, row: SnapshotValues) => {
     let file = files.get(table);
     if (!file) files.set(table, (file = { fd: openSync(join(dir!, table), 'w'), pending: [], bytes: 0 }));
     const line = `${JSON.stringify(row)}\n`;
@@ -87,12 +127,13 @@ function createSpools() {
     if (file.bytes >= SPOOL_BYTES) flush(file);
   };
   return {
-    write(table: SnapshotTable, row: SnapshotRow): void {
+    write(table: SnapshotTable, row: SnapshotValues): void {
       if (!held) return append(table, row);
       const rows = held.get(table);
       if (rows) rows.push(row);
       else held.set(table, [row]);
     },
+    held: () => held !== undefined,
     /** From now on, rows go to files, the ones held first. */
     spill(): void {
       if (!held) return;
@@ -108,7 +149,7 @@ function createSpools() {
       }
       files.clear();
     },
-    *rows(table: SnapshotTable): Generator<SnapshotRow> {
+    *rows(table: SnapshotTable): Generator<SnapshotValues> {
       if (held) {
         yield* held.get(table) ?? [];
         return;
@@ -126,7 +167,7 @@ function createSpools() {
           // A line break is never part of a multi-byte character, so lines are cut as bytes.
           let data = Buffer.concat([rest, block.subarray(0, read)]);
           for (let end = data.indexOf(0x0a); end >= 0; end = data.indexOf(0x0a)) {
-            yield JSON.parse(data.toString('utf8', 0, end)) as SnapshotRow;
+            yield JSON.parse(data.toString('utf8', 0, end)) as SnapshotValues;
             data = data.subarray(end + 1);
           }
           rest = Buffer.from(data);
@@ -146,45 +187,88 @@ function createSpools() {
 
 /**
  * Reads a snapshot from its bytes: the JSON tokens (jsonScanner) walked against the document's
- * shape, each row parsed whole, validated and spooled as it completes, the head kept.
- * Throws the refusal of the first problem (`invalid_json`, `invalid_snapshot` with the path of
- * the row, as the whole-document parse words it), leaving no file behind, as does a stream that
- * fails (a client gone). The byte limit is the caller's: `chunks` ends or throws at it.
+ * shape, each row parsed whole, validated and spooled as it completes (and shown to `watch`), the
+ * head kept. Throws the refusal of the first problem (`invalid_json`, `invalid_snapshot` with the
+ * path of the row, as the whole-document parse words it), leaving no file behind, as does a
+ * stream that fails (a client gone). The byte limit is the caller's: `chunks` ends or throws at it.
+ * Between pieces of text, the event loop turns every SLICE_MS.
  */
-export async function readSnapshot(chunks: Chunks, root: 'body' | 'file'): Promise<SpooledSnapshot> {
+export async function readSnapshot(chunks: Chunks, root: 'body' | 'file', watch?: SnapshotWatch): Promise<SpooledSnapshot> {
   const spools = createSpools();
   try {
-    const head = await walk(chunks, spools, root);
+    const head = await walk(chunks, spools, root, watch);
     spools.finish();
-    return { head, rows: (table) => spools.rows(table), remove: () => spools.remove() };
+    return { head, rows: (table) => spools.rows(table), held: spools.held(), remove: () => spools.remove() };
   } catch (err) {
     spools.remove();
     throw err;
   }
 }
 
-async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, root: 'body' | 'file'): Promise<SnapshotDocument> {
+/**
+ * The columns a version added (addedColumns), filled in where a row leaves them out, with where
+ * each was first left out and first written: whether that fits the document's version is known
+ * only once its head is read, JSON's key order being free.
+ */
+function createAddedColumns(root: string) {
+  const seen = new Map<string, { table: SnapshotTable; column: string; version: number; missing?: number; present?: number }>();
+  return {
+    fill(table: SnapshotTable, index: number, values: SnapshotValues, row: SnapshotRow): void {
+      for (const added of addedColumns(table)) {
+        const key = `${table}.${added.column}`;
+        let first = seen.get(key);
+        if (!first) seen.set(key, (first = { table, column: added.column, version: added.version }));
+        if (values[added.position] !== undefined) first.present ??= index;
+        else {
+          values[added.position] = added.value;
+          (row as Record<string, unknown>)[added.column] = added.value;
+          first.missing ??= index;
+        }
+      }
+    },
+    /** Throws when a row has a column its document's version does not, or lacks one it does. */
+    check(version: number): void {
+      for (const first of seen.values()) {
+        const newer = version >= first.version;
+        const index = newer ? first.missing : first.present;
+        if (index === undefined) continue;
+        const reason = newer ? `is required from version ${first.version} on` : `is not in version ${version}`;
+        throw badRequest('invalid_snapshot', `${root}.tenant.tables.${first.table}.${index}.${first.column}: ${reason}`);
+      }
+    },
+  };
+}
+
+async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, root: 'body' | 'file', watch: SnapshotWatch | undefined): Promise<SnapshotDocument> {
   const invalidJson = (why: string) => badRequest('invalid_json', `${root === 'body' ? 'request body is ' : ''}not valid JSON: ${why}`);
   let doc: unknown;
   let started = false;
   let ended = false;
   const stack: Frame[] = [];
+  const added = createAddedColumns(root);
 
-  /** A row, held to its table's schema and spooled. */
-  const keep = (table: SnapshotTable, path: string, value: unknown) => {
+  /** A row its table's schema took, as the newest version holds it, spooled and shown to the watch. */
+  const hold = (table: SnapshotTable, index: number, values: SnapshotValues, row: SnapshotRow) => {
+    added.fill(table, index, values, row);
+    spools.write(table, values);
+    watch?.row(table, index, row);
+  };
+  /** A row, held to its table's schema (parsed by it) and spooled. */
+  const keep = (table: SnapshotTable, path: string, index: number, value: unknown) => {
     const parsed = snapshotRow(table).safeParse(value);
     if (!parsed.success) throw refusal(path, parsed.error.issues);
-    spools.write(table, parsed.data);
+    const row = parsed.data as SnapshotRow;
+    hold(table, index, SNAPSHOT_COLUMNS[table].map((column) => row[column]), row);
   };
 
-  /** The path of the table's next row; refused when the table holds no more. */
+  /** The position of the table's next row; refused when the table holds no more. */
   const nextRow = (top: Extract<Frame, { kind: 'table' }>) => {
     const index = top.index++;
     const max = MAX_ROWS[top.table as keyof typeof MAX_ROWS] as number | undefined;
     if (max !== undefined && index >= max) {
       throw refusal(top.path, z.array(z.unknown()).max(max).safeParse(new Array(max + 1).fill(null)).error!.issues);
     }
-    return `${top.path}.${index}`;
+    return index;
   };
 
   /** A value that starts at the top frame's current key (or index): a container opens a frame. */
@@ -206,10 +290,11 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
       return;
     }
     if (top.kind === 'table') {
-      const path = nextRow(top);
-      if (token === Token.LEFT_BRACE) stack.push({ kind: 'flat', path, value: {}, members: 0, close: (row) => keep(top.table, path, row) });
+      const index = nextRow(top);
+      const path = `${top.path}.${index}`;
+      if (token === Token.LEFT_BRACE) stack.push({ kind: 'flat', path, value: {}, members: 0, close: (row) => keep(top.table, path, index, row) });
       else if (token === Token.LEFT_BRACKET) throw wrongKind(path, 'object', token);
-      else keep(top.table, path, value);
+      else keep(top.table, path, index, value);
       return;
     }
     const key = top.key!;
@@ -232,7 +317,10 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
       top.value[key] = [];
       stack.push({ kind: 'table', path, table: key as SnapshotTable, index: 0 });
     } else if (top.kind === 'tenant' && key === 'clock') {
-      stack.push({ kind: 'flat', path, value: {}, members: 0, close: (clock) => { top.value.clock = clock; } });
+      stack.push({ kind: 'flat', path, value: {}, members: 0, close: (clock) => {
+        top.value.clock = clock;
+        watch?.clock(clock);
+      } });
     } else {
       const value: Head = {};
       top.value[key] = value;
@@ -309,8 +397,9 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
   /**
    * A row whose text is a flat object that JSON.parse reads, writing each of its keys once and
    * none that is forbidden, is what the walk would build from its tokens: it goes straight to
-   * its table. Any other is walked token by token, which refuses it at its first problem as for
-   * any other part of the document.
+   * its table, without its schema's parse when it writes exactly the table's columns, each one
+   * the schema takes as it is. Any other is walked token by token, which refuses it at its first
+   * problem as for any other part of the document.
    */
   const object = (text: string, flat: boolean, keys: number, at: number) => {
     if (flat) {
@@ -320,11 +409,21 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
       } catch {
         // walked below, to the first problem
       }
-      if (value !== undefined && Object.keys(value).length === keys && !Object.hasOwn(value, '__proto__') && !Object.hasOwn(value, 'constructor')) {
+      if (value !== undefined) {
         const top = stack.at(-1) as Extract<Frame, { kind: 'table' }>;
-        keep(top.table, nextRow(top), value);
-        state = 'next';
-        return;
+        // As many keys as columns, each column there: the columns, each written once.
+        const values = keys === SNAPSHOT_COLUMNS[top.table].length ? rowReader(top.table)(value) : undefined;
+        if (values !== undefined) {
+          hold(top.table, nextRow(top), values, value as SnapshotRow);
+          state = 'next';
+          return;
+        }
+        if (Object.keys(value).length === keys && !Object.hasOwn(value, '__proto__') && !Object.hasOwn(value, 'constructor')) {
+          const index = nextRow(top);
+          keep(top.table, `${top.path}.${index}`, index, value);
+          state = 'next';
+          return;
+        }
       }
     }
     const tokens = jsonScanner({ token: onToken }, at);
@@ -345,10 +444,15 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
   };
   const decoder = new StringDecoder('utf8');
   let read = 0;
+  let turned = performance.now();
   for await (const chunk of chunks) {
     const text = decoder.write(chunk);
     fed(() => scanner.write(text));
     if ((read += text.length) > HELD_CHARS) spools.spill();
+    if (performance.now() - turned > SLICE_MS) {
+      await setImmediate();
+      turned = performance.now();
+    }
   }
   fed(() => {
     scanner.write(decoder.end());
@@ -359,6 +463,7 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
   // The head, its tables empty (their rows were each checked), against the whole document's schema.
   const parsed = Snapshot.safeParse(doc);
   if (!parsed.success) throw refusal(root, parsed.error.issues);
+  added.check(parsed.data.version);
   return parsed.data;
 }
 

@@ -1,14 +1,14 @@
 import { setImmediate } from 'node:timers/promises';
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, upgradeRow, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
-import { SNAPSHOT_TABLES, SnapshotRowError, type SnapshotReader, type SnapshotRow, type SnapshotTable } from '../../../store/snapshot.js';
+import { SNAPSHOT_COLUMNS, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotTenant, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import { SNAPSHOT_TABLES, SnapshotRowError, type SnapshotReader, type SnapshotTable, type SnapshotValues } from '../../../store/snapshot.js';
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
 import { badRequest, DomainError } from '../errors.js';
 import { regularFileBlocks } from '../json-file.js';
-import { createSnapshotChecks } from './checks.js';
+import { createSnapshotChecks, type CheckSettings, type SnapshotChecks } from './checks.js';
 import { snapshotFork } from './fork.js';
-import { readSnapshot } from './reader.js';
+import { HELD_CHARS, readSnapshot, SLICE_MS, type SnapshotWatch, type SpooledSnapshot } from './reader.js';
 
 /** A --restore file that cannot be restored: a start-up mistake, like a bad flag. */
 export class SnapshotFileError extends Error {
@@ -29,10 +29,120 @@ export interface SnapshotExport {
   close(): void;
 }
 
-/** The wall time a restore checks rows before it lets other requests run. */
-const SLICE_MS = 10;
-
 const TABLES = Object.keys(SNAPSHOT_TABLES) as SnapshotTable[];
+const POSITION = new Map(TABLES.map((table, i) => [table, i]));
+
+type Chunks = Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+
+/** A document whose checks passed, its rows held in memory, and its bytes. */
+interface Checked {
+  bytes: Buffer;
+  spooled: SpooledSnapshot;
+}
+
+/**
+ * Whether `chunks` are `checked`'s bytes again: read while they match, compared as they arrive.
+ * Otherwise the chunks to read the document from (those compared, then the rest), which also
+ * gathers them while they are few enough to keep; and their iterator closes its source when the
+ * reader leaves early.
+ */
+async function sameAgain(chunks: Chunks, checked: Checked | undefined) {
+  const source = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
+  const taken: Uint8Array[] = [];
+  let size = 0;
+  let same = checked !== undefined;
+  for (;;) {
+    if (!same) break;
+    const next = await source.next();
+    if (next.done) {
+      if (size === checked!.bytes.length) return { again: true as const };
+      break;
+    }
+    const chunk = next.value;
+    taken.push(chunk);
+    same = size + chunk.length <= checked!.bytes.length && checked!.bytes.compare(chunk, 0, chunk.length, size, size + chunk.length) === 0;
+    size += chunk.length;
+  }
+  const gathered = { chunks: taken as Uint8Array[] | undefined, size };
+  const rest = async function* () {
+    try {
+      for (const chunk of taken) yield chunk;
+      for (let next = await source.next(); !next.done; next = await source.next()) {
+        if (gathered.chunks && (gathered.size += next.value.length) <= HELD_CHARS) gathered.chunks.push(next.value);
+        else gathered.chunks = undefined;
+        yield next.value;
+      }
+    } finally {
+      await source.return?.();
+    }
+  };
+  if (gathered.size > HELD_CHARS) gathered.chunks = undefined;
+  return { again: false as const, chunks: rest(), gathered };
+}
+
+/**
+ * The checks of a restore (checks.ts), run on each row as the reader takes it when the document
+ * allows: its clock comes before its rows and its tables in the order the checks take them
+ * (TABLES), as in every document the server writes. Otherwise they run once the document is read,
+ * over the spooled rows. A problem found early is thrown only after the document is read and its
+ * head checked, so the answer is the one checking after the read would give: the reader's
+ * refusals come first, then the head's, then the first row's in TABLES order.
+ */
+function restoreChecks(settings: CheckSettings) {
+  let checks: SnapshotChecks | undefined;
+  let early = true;
+  let failure: { error: unknown } | undefined;
+  let position = 0;
+  const watch: SnapshotWatch = {
+    clock(value) {
+      const clock = SnapshotTenant.shape.clock.safeParse(value);
+      if (!clock.success) early = false;
+      if (!early) return;
+      try {
+        checks = createSnapshotChecks(clock.data!, settings);
+      } catch (error) {
+        failure = { error };
+      }
+    },
+    row(table, index, row) {
+      if (!early || failure) return;
+      const at = POSITION.get(table)!;
+      if (!checks || at < position) {
+        early = false;
+        return;
+      }
+      position = at;
+      try {
+        checks.row(table, index, row as never);
+      } catch (error) {
+        failure = { error };
+      }
+    },
+  };
+  return {
+    watch,
+    /** Throws the first problem of the document, whose head the reader has checked. */
+    async finish(spooled: SpooledSnapshot, clock: SnapshotDocument['tenant']['clock']): Promise<void> {
+      if (early && failure) throw failure.error;
+      if (!early || !checks) {
+        checks = createSnapshotChecks(clock, settings);
+        let turned = performance.now();
+        for (const table of TABLES) {
+          const columns = SNAPSHOT_COLUMNS[table];
+          let index = 0;
+          for (const values of spooled.rows(table)) {
+            checks.row(table, index++, Object.fromEntries(columns.map((column, i) => [column, values[i]])) as never);
+            if ((index & 0xff) === 0 && performance.now() - turned > SLICE_MS) {
+              await setImmediate();
+              turned = performance.now();
+            }
+          }
+        }
+      }
+      checks.finish();
+    },
+  };
+}
 
 /**
  * A tenant's whole state out as one document and back in (docs/snapshots.md). The export reads one
@@ -41,6 +151,33 @@ const TABLES = Object.keys(SNAPSHOT_TABLES) as SnapshotTable[];
  */
 export function createSnapshotService(deps: DomainContext) {
   const { store, units, clock } = deps;
+  /**
+   * The last document read whose checks passed, while it is small enough to hold (HELD_CHARS): a
+   * baseline forked into tenant after tenant sends the same bytes each time, which then skip the
+   * reading and the checks (docs/snapshots.md, Forking). The checks depend on nothing but the
+   * document and this server's settings.
+   */
+  let checked: Checked | undefined;
+
+  /** The document's head and rows: those of `checked` when the bytes are its own, else read and checked. */
+  const readChecked = async (bytes: Chunks, root: 'body' | 'file'): Promise<{ spooled: SpooledSnapshot; kept: boolean }> => {
+    const known = checked;
+    const read = await sameAgain(bytes, known);
+    if (read.again) return { spooled: known!.spooled, kept: true };
+    const checks = restoreChecks(deps.config);
+    const spooled = await readSnapshot(read.chunks, root, checks.watch);
+    try {
+      await checks.finish(spooled, upgradeSnapshot(spooled.head).tenant.clock);
+    } catch (err) {
+      spooled.remove();
+      throw err;
+    }
+    const { chunks } = read.gathered;
+    if (!spooled.held || !chunks) return { spooled, kept: false };
+    checked = { bytes: Buffer.concat(chunks), spooled };
+    return { spooled, kept: true };
+  };
+
   return {
     /**
      * Everything the tenant owns, every unsettled workload materialised up to now first so the
@@ -71,51 +208,38 @@ export function createSnapshotService(deps: DomainContext) {
      * Deletes the tenant's state as reset does and writes the document's in its place, its clock
      * resuming at the document's virtual time; into a tenant other than the one it was taken from,
      * with its ids made the target's own (snapshotFork). The document is read from its bytes as
-     * they arrive, each row validated and spooled to a file (readSnapshot); then the head and
-     * every row are checked, the event loop turning between batches; then one unit of work
-     * writes the rows, read back from the files one at a time. A document the checks refuse
-     * changes nothing; a row the database refuses (an id another tenant holds) is a 400 naming
-     * it, and the whole restore rolls back. The files are gone when this settles.
+     * they arrive, each row validated, checked (restoreChecks) and spooled (readSnapshot), the
+     * event loop turning between pieces, unless they are the bytes of the last document checked
+     * (readChecked); then one unit of work writes the rows, read back from the spool one at a
+     * time. A document the checks refuse changes nothing; a row the database refuses (an id
+     * another tenant holds) is a 400 naming it, and the whole restore rolls back. The files are
+     * gone when this settles.
      */
-    async restore(tenantId: string, bytes: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, root: 'body' | 'file' = 'body'): Promise<RestoredRows> {
-      const spooled = await readSnapshot(bytes, root);
+    async restore(tenantId: string, bytes: Chunks, root: 'body' | 'file' = 'body'): Promise<RestoredRows> {
+      const { spooled, kept } = await readChecked(bytes, root);
       try {
         const current = upgradeSnapshot(spooled.head);
-        // Each row as the newest version holds it: the checks see it so, and the inserts write it so.
+        const fork = snapshotFork(current.tenant, tenantId);
         const rowsOf = function* (table: SnapshotTable) {
-          let index = 0;
-          for (const row of spooled.rows(table)) {
-            const upgraded = upgradeRow(spooled.head.version, table, row);
-            if ('reason' in upgraded) throw badRequest('invalid_snapshot', `body.tenant.tables.${table}.${index}.${upgraded.column}: ${upgraded.reason}`);
-            index++;
-            yield upgraded.row as SnapshotRow;
-          }
-        };
-        const checks = createSnapshotChecks(current.tenant.clock);
-        let turned = performance.now();
-        for (const table of TABLES) {
-          let index = 0;
-          for (const row of rowsOf(table)) {
-            checks.row(table, index++, row as never);
-            if ((index & 0xff) === 0 && performance.now() - turned > SLICE_MS) {
-              await setImmediate();
-              turned = performance.now();
+          const columns = SNAPSHOT_COLUMNS[table];
+          for (const values of spooled.rows(table)) {
+            if (!fork) yield values;
+            else {
+              // Kept rows are forked again for the next tenant: each fork changes a copy.
+              const forked = kept ? values.slice() : values;
+              fork.row(table, columns, forked);
+              yield forked;
             }
           }
-        }
-        checks.finish();
-        const fork = snapshotFork(current.tenant, tenantId);
-        const forked = function* (table: SnapshotTable) {
-          for (const row of rowsOf(table)) yield fork ? fork.row(table, row) : row;
         };
-        const tables = Object.fromEntries(TABLES.map((table) => [table, forked(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotRow>>;
-        return units.atNow(tenantId, (unit) => {
+        const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
+        const restored = units.atNow(tenantId, (unit) => {
           store.reset.deleteTenantData(tenantId);
           const { clock: saved } = current.tenant;
           unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
           store.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
           try {
-            return store.snapshot.insert(tenantId, tables);
+            return store.snapshot.insert(tenantId, SNAPSHOT_COLUMNS, tables);
           } catch (err) {
             if (!(err instanceof SnapshotRowError)) throw err;
             const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');
@@ -123,8 +247,11 @@ export function createSnapshotService(deps: DomainContext) {
             throw badRequest('invalid_snapshot', `${path}: ${reason}`);
           }
         });
+        // Megabytes of WAL: copied by the checkpointer's thread now, not inside some later commit.
+        store.checkpointSoon();
+        return restored;
       } finally {
-        spooled.remove();
+        if (!kept) spooled.remove();
       }
     },
 

@@ -8,8 +8,13 @@ import type { SnapshotRow } from '../../../store/snapshot.js';
 function forkSnapshot(doc: CurrentSnapshot, targetTenantId: string): CurrentSnapshot {
   const fork = snapshotFork(doc.tenant, targetTenantId);
   if (!fork) return doc;
+  const forked = (table: string, row: SnapshotRow) => {
+    const [columns, values] = [Object.keys(row), Object.values(row)];
+    fork.row(table, columns, values);
+    return Object.fromEntries(columns.map((column, i) => [column, values[i]]));
+  };
   const tables = Object.fromEntries(Object.entries(doc.tenant.tables)
-    .map(([table, rows]) => [table, (rows as SnapshotRow[]).map((row) => fork.row(table, row))])) as CurrentSnapshot['tenant']['tables'];
+    .map(([table, rows]) => [table, (rows as SnapshotRow[]).map((row) => forked(table, row))])) as unknown as CurrentSnapshot['tenant']['tables'];
   return { ...doc, tenant: { ...doc.tenant, id: fork.tenantId, cursor_key: fork.cursorKey, tables } };
 }
 

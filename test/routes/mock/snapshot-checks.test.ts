@@ -1,6 +1,8 @@
 import fc from 'fast-check';
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { isTerminal } from '../../../server/simulator/types.js';
 import { connect, liveWandb } from '../../helpers/connections.js';
+import { submitCustom } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
 import { freshKey, startServer, type CallResult, type Teardown, type TestServer } from '../../helpers/server.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
@@ -102,14 +104,17 @@ function fiveHundreds(answers: Map<string, CallResult>): string[] {
   return [...answers].filter(([, res]) => res.status >= 500 && !injected(res)).map(([path, res]) => `${path}: ${res.status} ${res.text.slice(0, 200)}`);
 }
 
-/** What another tenant reads, as text: unchanged by anything this tenant restores. Its journal and the snapshot's date are its own reads'. */
+/**
+ * What another tenant reads, as text: unchanged by anything this tenant restores. Its journal and
+ * the snapshot's date are its own reads'. By path: the reads run together and answer in any order.
+ */
 async function textOf(s: TestServer, key: string): Promise<string> {
   const answers = await reads(s, key);
   answers.delete('/_mock/requests?limit=1000');
   const snapshot = answers.get('/_mock/snapshot')!.body as Doc;
   answers.set('/_mock/snapshot', { ...answers.get('/_mock/snapshot')!, text: JSON.stringify({ ...snapshot, created_at: null, tenant: { ...snapshot.tenant, tables: { ...snapshot.tenant.tables, request_journal: [] } } }) });
   // By path: the reads run together, and answers arrive in no set order.
-  return JSON.stringify([...answers].sort(([a], [b]) => a.localeCompare(b)).map(([path, res]) => [path, res.status, res.text]));
+  return JSON.stringify([...answers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, res]) => [path, res.status, res.text]));
 }
 
 /** The document but its date, and but the journal's rows of restores, which are journaled whether they restore or are refused. */
@@ -117,6 +122,24 @@ const stable = (doc: Doc) => JSON.stringify({
   ...doc, created_at: null,
   tenant: { ...doc.tenant, tables: { ...doc.tenant.tables, request_journal: doc.tenant.tables.request_journal.filter((r) => r.path !== '/_mock/snapshot') } },
 });
+
+/** A copy of the document with one edit. */
+function edited(base: Doc, edit: (d: Doc) => void): Doc {
+  const doc = structuredClone(base);
+  edit(doc);
+  return doc;
+}
+
+/** Each document is refused with 400 invalid_snapshot and its message, leaving the tenant's document `before`. */
+async function refusedEach(t: Test, s: TestServer, cases: [string, Doc, RegExp][], before: string) {
+  for (const [what, doc, message] of cases) {
+    const res = await s.call('PUT', '/_mock/snapshot', { body: doc });
+    t.equal(res.status, 400, `${what}: ${res.text.slice(0, 300)}`);
+    t.equal(res.body.error, 'invalid_snapshot', what);
+    t.match(res.body.message, message, what);
+    t.equal(stable((await s.call('GET', '/_mock/snapshot')).body), before, `${what}: the tenant is as it was`);
+  }
+}
 
 /** One change to one cell: the value put there, and what it is, for the failure message. */
 interface Mutation {
@@ -239,11 +262,7 @@ t.test('the attacks of issue 33 are refused with the path of the field, and chan
   const othersBefore = await textOf(s, other);
   const before = stable(base);
 
-  const change = (edit: (d: Doc) => void) => {
-    const doc = structuredClone(base);
-    edit(doc);
-    return doc;
-  };
+  const change = (edit: (d: Doc) => void) => edited(base, edit);
   const fault = (action: unknown) => change((d) => { d.tenant.tables.faults[0].action = JSON.stringify(action); });
   const attacks: [string, Doc, RegExp][] = [
     ['an unknown fault action type', fault({ type: 'hang' }), /^body\.tenant\.tables\.faults\.0\.action: /],
@@ -264,12 +283,61 @@ t.test('the attacks of issue 33 are refused with the path of the field, and chan
       /^body\.tenant\.tables\.workloads\.0\.truncated: is 1 with 0 dropped events/],
   ];
   t.ok(base.tenant.tables.rl_events.length > 2 && base.tenant.tables.workloads[0].id === run.id);
-  for (const [what, doc, message] of attacks) {
-    const res = await s.call('PUT', '/_mock/snapshot', { body: doc });
-    t.equal(res.status, 400, `${what}: ${res.text.slice(0, 300)}`);
-    t.equal(res.body.error, 'invalid_snapshot', what);
-    t.match(res.body.message, message, what);
-    t.equal(stable((await s.call('GET', '/_mock/snapshot')).body), before, `${what}: the tenant is as it was`);
-  }
+  await refusedEach(t, s, attacks, before);
   t.equal(await textOf(s, other), othersBefore, 'another tenant reads exactly what it read before');
+});
+
+t.test('a row a route would refuse is refused with its path: a webhook on a host this server does not deliver to, a connection a running workload holds that the document lacks, a secret version never put', async (t) => {
+  const s = await startServer(t, SETTINGS);
+  const base = await everything(t, s);
+  t.equal((await s.call('PUT', '/_mock/snapshot', { body: base })).status, 200, 'the unchanged document restores');
+  const before = stable((await s.call('GET', '/_mock/snapshot')).body);
+  const { tables } = base.tenant;
+  const statusOf = (id: unknown) => tables.workloads.find((w) => w.id === id)?.status as string;
+  const running = tables.workload_connections.findIndex((wc) => !isTerminal(statusOf(wc.workload_id) as never));
+  t.ok(running >= 0, 'a workload that has not ended holds a connection');
+  const pinned = tables.connections.findIndex((c) => tables.secrets.some((secret) => secret.id === c.secret_id));
+  const secret = tables.secrets.find((x) => x.id === tables.connections[pinned]?.secret_id)!;
+  t.ok(pinned >= 0, 'a connection pins a secret the document holds');
+
+  const change = (edit: (d: Doc) => void) => edited(base, edit);
+  const cases: [string, Doc, RegExp][] = [
+    ['a webhook on a host --webhook-hosts does not list', change((d) => { d.tenant.tables.webhooks[0].url = 'https://hooks.example.com/nodus'; }),
+      /^body\.tenant\.tables\.webhooks\.0\.url: the mock delivers webhooks only to the hosts of --webhook-hosts \/ NODUS_MOCK_WEBHOOK_HOSTS .*hooks\.example\.com is not one of them/],
+    ['a connection a running workload holds, which the document lacks', change((d) => { d.tenant.tables.workload_connections[running].connection_id = `conn_${'A'.repeat(20)}`; }),
+      new RegExp(`^body\\.tenant\\.tables\\.workload_connections\\.${running}\\.connection_id: names connections id conn_A{20}, which this snapshot does not hold$`)],
+    ['a connection row of a workload the document lacks', change((d) => { d.tenant.tables.workload_connections[running].workload_id = `wl_${'A'.repeat(20)}`; }),
+      new RegExp(`^body\\.tenant\\.tables\\.workload_connections\\.${running}\\.workload_id: names workloads id wl_A{20}, which this snapshot does not hold$`)],
+    ['a connection pinning a version its secret never had', change((d) => { d.tenant.tables.connections[pinned].secret_version = (secret.version as number) + 1; }),
+      new RegExp(`^body\\.tenant\\.tables\\.connections\\.${pinned}\\.secret_version: ${(secret.version as number) + 1} is after the version of secret ${secret.id} \\(${secret.version}\\)$`)],
+  ];
+  await refusedEach(t, s, cases, before);
+});
+
+t.test('what the routes leave behind restores as it was: an ended workload\'s deleted connection, a connection whose secret was deleted, receipts naming another plan', async (t) => {
+  const s = await startServer(t, SETTINGS);
+  await connect(s, 'wb', liveWandb);
+  const ended = await submitCustom(s, 'train', { connections: ['wb'] });
+  await ok(s, 'POST', `/v1/workloads/${ended}/cancel`, {});
+  await advance(s, 60);
+  await ok(s, 'DELETE', '/v1/connections/wb');
+  await connect(s, 'warehouse');
+  await ok(s, 'DELETE', '/v1/secrets/WAREHOUSE_SECRET');
+  const graded = await submitCustom(s);
+  const receipt = {
+    attempt_id: 'a1', request_id: 'req-a1', task_id: 'task-a1', candidate_sha256: 'a'.repeat(64), plan_sha256: 'b'.repeat(64),
+    manifest_sha256: 'c'.repeat(64), state: 'completed', reward: 0.25, cleanup_complete: true,
+  };
+  // The contract's unverifiable results (500), on purpose: receipts that name another plan.
+  await ok(s, 'PUT', `/_mock/workloads/${graded}/grading-plan`, { plan_sha256: 'd'.repeat(64), receipts: [receipt] });
+  const doc = (await s.call('GET', '/_mock/snapshot')).body as Doc;
+  const { tables } = doc.tenant;
+  t.ok(tables.workload_connections.some((wc) => !tables.connections.some((c) => c.id === wc.connection_id)), 'a workload names a connection deleted since');
+  t.ok(tables.connections.some((c) => !tables.secrets.some((secret) => secret.id === c.secret_id)), 'a connection pins a secret deleted since');
+  t.ok(tables.grading_receipts.some((r) => !tables.grading_plans.some((p) => p.plan_sha256 === JSON.parse(r.receipt as string).plan_sha256)), 'a receipt names another plan');
+
+  const res = await s.call('PUT', '/_mock/snapshot', { body: doc });
+  t.equal(res.status, 200, res.text.slice(0, 300));
+  t.equal(stable((await s.call('GET', '/_mock/snapshot')).body), stable(doc), 'the tenant is what it was');
+  t.equal((await s.call('GET', `/v1/workloads/${graded}/rl-grading-results?revision=1`)).body.error, 'grading_results_unavailable', 'its results still cannot be verified');
 });
