@@ -17,17 +17,19 @@ export type FieldWriters<S extends z.ZodObject, V> = { [K in keyof z.output<S>]-
 /**
  * A writer of an object schema's JSON text: the schema gives the keys and their order (its
  * serializer's), `fields` the JSON text of each value. Typed by the schema, so a field it gains
- * does not compile until it is written here too. The writer is one concatenation compiled from
- * the keys, as Fastify's serializer compiles its own: a loop over the keys made a page of 100
- * RL event rows a fifth slower than a template. Each key enters the code as a JSON string
- * literal, so no key can be more than one.
+ * does not compile until it is written here too. The writer is a chain of closures, each adding
+ * one key and its value to the text before it, which V8 inlines: for a page of 100 RL event rows
+ * it measured 11% slower than one concatenation compiled from source (`new Function`), and a
+ * loop over the keys 24% (about 5 and 12 µs a page, against a page's milliseconds over HTTP).
  */
 export function objectJson<S extends z.ZodObject, V>(schema: S, fields: FieldWriters<S, V>): (value: V) => string {
-  const keys = Object.keys(schema.shape);
-  const writers = keys.map((key) => (fields as Record<string, (value: V) => string>)[key]);
-  const literal = (text: string) => JSON.stringify(text);
-  const parts = keys.map((key, i) => `${literal(`${i ? ',' : '{'}${literal(key)}:`)} + w${i}(value)`);
-  const names = keys.map((_, i) => `w${i}`);
-  const compile = new Function(...names, `return (value) => ${parts.join(' + ') || "'{'"} + '}';`);
-  return compile(...writers) as (value: V) => string;
+  let write: (value: V) => string = () => '';
+  Object.keys(schema.shape).forEach((key, i) => {
+    const before = write;
+    const prefix = `${i ? ',' : '{'}${JSON.stringify(key)}:`;
+    const field = (fields as Record<string, (value: V) => string>)[key];
+    write = (value) => before(value) + prefix + field(value);
+  });
+  const body = write;
+  return (value) => `${body(value) || '{'}}`;
 }
