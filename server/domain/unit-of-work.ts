@@ -15,6 +15,11 @@ import { applyRule, dueRule } from './workloads/rules.js';
  */
 const SLICE_WORKLOADS = 64;
 const SLICE_MS = 10;
+/** Where a slice of workloads stopped, and whether another may follow. */
+interface Slice {
+  after: number;
+  more: boolean;
+}
 
 /** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
 const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
@@ -59,8 +64,13 @@ export class TenantUnit {
    * materialised up to it, the rule applies, the run goes on from there.
    */
   materialise(row: WorkloadRow): WorkloadRow {
+    return this.materialiseFrom(row, dueRule(this.rules, row, this.now));
+  }
+
+  /** materialise, the first rule due already found (or none). */
+  private materialiseFrom(row: WorkloadRow, first: ReturnType<typeof dueRule>): WorkloadRow {
     let current = row;
-    for (let due = dueRule(this.rules, current, this.now); due; due = dueRule(this.rules, current, this.now)) {
+    for (let due = first; due; due = dueRule(this.rules, current, this.now)) {
       current = applyRule(this.rules, this, this.announce(this.materialiser.materialise(current, due.atMs)), due);
     }
     return this.announce(this.materialiser.materialise(current, this.now));
@@ -72,11 +82,12 @@ export class TenantUnit {
    * which the stored row's does not show until then.
    */
   withDueRulesApplied(row: WorkloadRow): WorkloadRow {
-    return dueRule(this.rules, row, this.now) ? this.materialise(row) : row;
+    const due = dueRule(this.rules, row, this.now);
+    return due ? this.materialiseFrom(row, due) : row;
   }
 
   /** Every workload of the tenant that may still change, brought up to now; once per operation. */
-  everyWorkload(): void {
+  materialiseEveryWorkload(): void {
     if (this.tenantMaterialised) return;
     for (const row of this.store.workloads.unsettled(this.tenantId)) this.materialise(row);
     this.tenantMaterialised = true;
@@ -84,7 +95,7 @@ export class TenantUnit {
 
   /** The tenant's workloads that have not ended, brought up to now. */
   openWorkloads(): WorkloadRow[] {
-    this.everyWorkload();
+    this.materialiseEveryWorkload();
     return this.store.workloads.unsettled(this.tenantId);
   }
 
@@ -166,6 +177,25 @@ export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; mat
     }
   }
 
+  /**
+   * The tenant's unsettled workloads, oldest first, a slice at a time (SLICE_WORKLOADS, or
+   * SLICE_MS of wall time): `run` runs each slice's walk (in a unit of work, or in none), the walk
+   * calls `each` on its rows, and the event loop turns between slices.
+   */
+  async function inSlices(tenantId: string, run: (slice: (each: (row: WorkloadRow) => void) => Slice) => Slice): Promise<void> {
+    for (let after = 0, more = true; more; await setImmediate()) {
+      ({ after, more } = run((each) => {
+        const started = performance.now();
+        const page = store.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
+        for (const { position, row } of page) {
+          each(row);
+          if (performance.now() - started > SLICE_MS) return { after: position, more: true };
+        }
+        return { after: page.at(-1)?.position ?? after, more: page.length === SLICE_WORKLOADS };
+      }));
+    }
+  }
+
   return {
     /** `op` at the tenant's now, in one IMMEDIATE transaction. */
     atNow<T>(tenantId: string, op: (unit: TenantUnit) => T): T {
@@ -181,27 +211,29 @@ export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; mat
     },
 
     /**
-     * Every unsettled workload of the tenant brought up to its now, as everyWorkload does, but a
-     * unit of work per slice of workloads, the event loop turning between them: each workload is
-     * materialised (and its status changes announced) in one transaction, never half, while other
-     * requests run between slices. Each slice reads its rows and the tenant's now afresh, so a
-     * clock move, a reset or a restore in between leaves nothing stale to write (a workload stored
-     * meanwhile may be left to the reads, which materialise what they read). Settles once a slice
-     * has found no more.
+     * Every unsettled workload of the tenant brought up to its now, as materialiseEveryWorkload
+     * does, but a unit of work per slice of workloads, the event loop turning between them: each
+     * workload is materialised (and its status changes announced) in one transaction, never half,
+     * while other requests run between slices. Each slice reads its rows and the tenant's now
+     * afresh, so a clock move, a reset or a restore in between leaves nothing stale to write (a
+     * workload stored meanwhile may be left to the reads, which materialise what they read).
+     * Settles once a slice has found no more.
      */
     async everyWorkloadInSlices(tenantId: string): Promise<void> {
-      for (let after = 0, more = true; more;) {
-        ({ after, more } = store.write(() => inUnit(tenantId, (unit) => {
-          const started = performance.now();
-          const page = store.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
-          for (const { position, row } of page) {
-            unit.materialise(row);
-            if (performance.now() - started > SLICE_MS) return { after: position, more: true };
-          }
-          return { after: page.at(-1)?.position ?? after, more: page.length === SLICE_WORKLOADS };
-        })));
-        await setImmediate();
-      }
+      await inSlices(tenantId, (slice) => store.write(() => inUnit(tenantId, (unit) => slice((row) => unit.materialise(row)))));
+    },
+
+    /**
+     * `op` in a unit whose tenant is up to now: every unsettled workload brought up to now in
+     * slices first (everyWorkloadInSlices), so that op's unit, one transaction, has only what fell
+     * due since to write before op reads the whole tenant.
+     */
+    async atNowUpToDate<T>(tenantId: string, op: (unit: TenantUnit) => T): Promise<T> {
+      await this.everyWorkloadInSlices(tenantId);
+      return store.write(() => inUnit(tenantId, (unit) => {
+        unit.materialiseEveryWorkload();
+        return op(unit);
+      }));
     },
 
     /**
@@ -211,19 +243,7 @@ export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; mat
      * so a unit asking later gets it at once unless an intervention has changed the run since.
      */
     async endsInSlices(tenantId: string): Promise<void> {
-      for (let after = 0, more = true; more; await setImmediate()) {
-        const started = performance.now();
-        const page = store.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
-        more = page.length === SLICE_WORKLOADS;
-        for (const { position, row } of page) {
-          materialiser.end(row);
-          after = position;
-          if (performance.now() - started > SLICE_MS) {
-            more = true;
-            break;
-          }
-        }
-      }
+      await inSlices(tenantId, (slice) => slice((row) => materialiser.end(row)));
     },
 
     /**

@@ -134,9 +134,7 @@ export function createComputeService(deps: DomainContext) {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\n${state}\n${query.type ?? ''}\n${query.include ?? ''}\n${query.launched_by ?? ''}`;
       const after = computeAfter(secret(), scope, query.cursor);
-      await units.everyWorkloadInSlices(tenantId);
-      return units.atNow(tenantId, (unit) => {
-        unit.everyWorkload();
+      return units.atNowUpToDate(tenantId, () => {
         const runningTraining = store.compute.runningRuns(tenantId);
         // No instances or workspaces here; and no launch is attributed to an agent (client api).
         const training = (query.type === undefined || query.type === 'training') && query.launched_by !== 'agents';
@@ -155,9 +153,7 @@ export function createComputeService(deps: DomainContext) {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\nsweep\n${sweepId}`;
       const after = computeAfter(secret(), scope, query.cursor);
-      await units.everyWorkloadInSlices(tenantId);
-      return units.atNow(tenantId, (unit) => {
-        unit.everyWorkload();
+      return units.atNowUpToDate(tenantId, () => {
         const row = sweepId === '' ? undefined : store.compute.sweep(tenantId, sweepId);
         if (!row) throw notFound(`compute group ${id} (a sweep with training in this account)`);
         const group = groupOf(row);

@@ -50,7 +50,7 @@ export function createWorkloadRuleService(deps: DomainContext) {
       if (store.workloadRules.list(tenantId).length) await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
         const rules = store.workloadRules.list(tenantId);
-        if (rules.length) unit.everyWorkload();
+        if (rules.length) unit.materialiseEveryWorkload();
         return rules.map(stateOf);
       });
     },

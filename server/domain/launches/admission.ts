@@ -66,7 +66,7 @@ export function budgetRefusal(deps: DomainContext, unit: TenantUnit, estimatedCo
   const budget = deps.store.admission.budget(unit.tenantId);
   if (!budget) return undefined;
   // The headroom counts what running workloads have spent by now.
-  unit.everyWorkload();
+  unit.materialiseEveryWorkload();
   const use = deps.store.admission.usage(unit.tenantId);
   const monthToDate = budget.monthToDateUsd + use.settledUsd;
   const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;

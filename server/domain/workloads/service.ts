@@ -123,9 +123,7 @@ export function createWorkloadService(deps: DomainContext) {
         throw new DomainError('forbidden', 'attribution_required', 'scope=mine needs a member credential; this key is a team key (use scope=team)');
       }
       const limit = rawLimit === undefined || rawLimit <= 0 || rawLimit > 100 ? 50 : rawLimit;
-      await units.everyWorkloadInSlices(tenantId);
-      return units.atNow(tenantId, (unit) => {
-        unit.everyWorkload();
+      return units.atNowUpToDate(tenantId, (unit) => {
         const rows = store.workloads.list(tenantId, statusFilter(status), limit + 1, offset);
         const workloads = rows.slice(0, limit).map((row) => {
           const run = unit.run(row);
