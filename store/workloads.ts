@@ -36,6 +36,7 @@ export function createWorkloadStore(db: Db) {
   );
   const get = db.prepare<[string, string], WorkloadRow>(`SELECT ${COLUMNS} FROM workloads WHERE id = ? AND tenant_id = ?`);
   const unsettled = db.prepare<[string], WorkloadRow>(`SELECT ${COLUMNS} FROM workloads WHERE tenant_id = ? AND settled = 0`);
+  const anyUnsettled = db.prepare<[string], { one: 1 }>('SELECT 1 AS one FROM workloads WHERE tenant_id = ? AND settled = 0 LIMIT 1');
   const unsettledAfter = db.prepare<[string, number, number], WorkloadRow & { position: number }>(
     `SELECT rowid AS position, ${COLUMNS} FROM workloads WHERE tenant_id = ? AND settled = 0 AND rowid > ? ORDER BY rowid LIMIT ?`,
   );
@@ -55,6 +56,10 @@ export function createWorkloadStore(db: Db) {
     /** Workloads that may still have something to materialise. */
     unsettled(tenantId: string): WorkloadRow[] {
       return unsettled.all(tenantId);
+    },
+    /** Whether the tenant has a workload unsettled() would answer, without reading the rows. */
+    hasUnsettled(tenantId: string): boolean {
+      return anyUnsettled.get(tenantId) !== undefined;
     },
     /**
      * A page of unsettled(), in the order rows were stored: each row with its position, the

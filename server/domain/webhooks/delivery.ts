@@ -262,7 +262,7 @@ export function createDeliveryWorker(deps: DomainContext) {
   async function materialiseRealtimeTenants(): Promise<void> {
     for (const tenantId of store.webhooks.enabledTenants()) {
       if (stopped.signal.aborted) return;
-      if (clock.view(tenantId).mode !== 'realtime' || store.workloads.unsettled(tenantId).length === 0) continue;
+      if (clock.view(tenantId).mode !== 'realtime' || !store.workloads.hasUnsettled(tenantId)) continue;
       await units.everyWorkloadInSlices(tenantId);
     }
   }
