@@ -18,7 +18,9 @@ const tapBin = fileURLToPath(new URL('../node_modules/tap/dist/esm/run.mjs', imp
 // run's test processes still load the loaders it started with: every CI pass paid for the loader.
 // Building first makes the first run the configured one.
 const built = readFileSync(new URL('../node_modules/@tapjs/test/test-built/dist/esm/index.js', import.meta.url), 'utf8');
-if (built.includes('@tapjs/typescript')) spawnSync(process.execPath, [tapBin, 'build'], { stdio: 'inherit' });
+const { tap = {} } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const leftOut = (tap.plugin ?? []).filter((name) => name.startsWith('!')).map((name) => name.slice(1));
+if (leftOut.some((name) => built.includes(`from "${name}"`))) spawnSync(process.execPath, [tapBin, 'build'], { stdio: 'inherit' });
 const files = process.argv.slice(2);
 const coverage = files.length || process.env.NODUS_MOCK_TEST_COVERAGE === 'off' ? ['--disable-coverage'] : [];
 const child = spawn(process.execPath, [tapBin, '--reporter=tap', ...coverage, ...files], {
