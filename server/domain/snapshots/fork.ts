@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { SnapshotValues } from '../../../store/snapshot.js';
+import { OWN_TENANT_ID } from '../../../store/tenants.js';
 import { BASE62_DIGIT, DERIVED_ID_DIGITS, DERIVED_IDS, fromBase62, SERVER_IDS, toBase62, type DerivedIdKind, type ServerIdKind } from '../ids.js';
 
 /** The kinds of SERVER_IDS by their number of digits, in the table's order. */
@@ -18,8 +19,6 @@ const GLOBAL_ID_GROUPS = 2 * BY_DIGITS.size;
 const DERIVED_ID = new RegExp(`(?<![0-9A-Za-z_])(${Object.keys(DERIVED_IDS).join('|')})_[0-9a-f]{${DERIVED_ID_DIGITS}}(?![0-9A-Za-z_-])`, 'g');
 /** How far an ordinal is searched: above a run's checkpoints, freezes and billing hours. */
 const MAX_ORDINAL = 10_000;
-/** The tenant ids the server makes of a key (server/domain/control/tenants.ts), the ones a workload body names. */
-const TENANT_ID = /^tn_[0-9a-f]{20}$/;
 const ID_KINDS = [...Object.keys(SERVER_IDS), ...Object.keys(DERIVED_IDS)];
 /** The kinds by their characters, last first: the kind whose last character is reached is whole. */
 type KindEnds = Map<number, KindEnds | true>;
@@ -142,7 +141,8 @@ export function snapshotFork(tenant: { id: string | null; cursor_key: string | n
     return shift(id, groups[at]!, groups[at + 1]!);
   };
   const derived = derivedShifter((workload) => shift(workload, 'wl', workload.slice(3)));
-  const renameTenant = TENANT_ID.test(source);
+  // The tenant ids the server makes of a key are the ones a workload body names.
+  const renameTenant = OWN_TENANT_ID.test(source);
   const memo = new Map<string, string>();
   return {
     tenantId: targetTenantId,
