@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson } from '../server/domain/canonical.js';
-import { CURSOR_SECRET, cursorSecret, mintCursor } from '../server/domain/evidence/cursors.js';
+import { mintCursor } from '../server/domain/evidence/cursors.js';
+import { CURSOR_SECRET, cursorSecret } from '../server/domain/signed-cursors.js';
 import { rlEventId } from '../server/simulator/event-ids.js';
 import { openStore } from '../store/index.js';
 import { MAIN, mockArgs, startChild } from './children.js';

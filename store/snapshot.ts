@@ -1,22 +1,8 @@
 import { connect } from './connection.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
+import { tenantTables, type RowOwner, type TablesWhere } from './tenant-tables.js';
 
-/**
- * How a table's rows belong to a tenant: by their own `tenant_id`, or through the row of another
- * table they name (`column` = `parent.key`).
- */
-type Owner = { by: 'tenant' } | { by: 'parent'; column: string; parent: string; key: string };
-
-const tenantRows: Owner = { by: 'tenant' };
-const ofWorkload: Owner = { by: 'parent', column: 'workload_id', parent: 'workloads', key: 'id' };
-
-/**
- * Every table a snapshot carries, in the order a restore inserts them (parents first). The rows
- * go out whole, every column but `tenant_id` (the target's), ids and sequence numbers included:
- * they are on the wire, in cursors and in webhook bodies. test/store/snapshot.test.ts fails when a
- * table owned by a tenant is neither here nor in NOT_IN_SNAPSHOT: add new tables to one of them.
- */
 /**
  * Keys the server numbers for itself across every tenant (each table's row id). A document holds
  * them as the row's position among the tenant's rows (1, 2, ...), so it shows nothing of other
@@ -36,46 +22,14 @@ export const SNAPSHOT_REFERENCES: Partial<Record<SnapshotTable, { column: string
   webhook_attempts: { column: 'delivery_seq', table: 'webhook_deliveries' },
 };
 
-export const SNAPSHOT_TABLES = {
-  workloads: tenantRows,
-  assets: tenantRows,
-  idempotency_keys: tenantRows,
-  recipe_overrides: tenantRows,
-  budgets: tenantRows,
-  tenant_levers: tenantRows,
-  reviews: tenantRows,
-  faults: tenantRows,
-  request_journal: tenantRows,
-  scenario_applied: tenantRows,
-  webhooks: tenantRows,
-  workload_interventions: ofWorkload,
-  workload_events: ofWorkload,
-  rl_events: ofWorkload,
-  workload_logs: ofWorkload,
-  workload_log_attempts: ofWorkload,
-  grading_plans: ofWorkload,
-  grading_receipts: ofWorkload,
-  workload_assets: ofWorkload,
-  asset_contents: { by: 'parent', column: 'asset_id', parent: 'assets', key: 'id' },
-  webhook_deliveries: tenantRows,
-  webhook_attempts: { by: 'parent', column: 'delivery_seq', parent: 'webhook_deliveries', key: 'seq' },
-  secrets: tenantRows,
-  connections: tenantRows,
-  workload_connections: ofWorkload,
-  workload_rules: tenantRows,
-  workload_rule_bindings: tenantRows,
-} as const satisfies Record<string, Owner>;
-
+export type SnapshotTable = TablesWhere<'snapshot', 'carried'>;
 /**
- * Tables owned by a tenant that a snapshot leaves out, and why. A table of tenant secret values
- * belongs here: their values are never exported.
+ * Every table a snapshot carries (store/tenant-tables.ts), in the order a restore inserts them
+ * (parents first), with how its rows are found.
  */
-export const NOT_IN_SNAPSHOT: Record<string, string> = {
-  api_keys: 'keys stay the target tenant\'s own: a restore replaces state, not credentials',
-  journal_numbers: 'the target\'s journal goes on numbering after both its own last id and the document\'s',
-};
-
-export type SnapshotTable = keyof typeof SNAPSHOT_TABLES;
+export const SNAPSHOT_TABLES = Object.fromEntries(
+  tenantTables.flatMap(([table, { owner, snapshot }]) => (snapshot === 'carried' && owner.by !== 'self' ? [[table, owner]] : [])),
+) as Readonly<Record<SnapshotTable, RowOwner>>;
 /** A row as the document holds it: SQL values, BLOBs as base64 text. */
 export type SnapshotRow = Record<string, string | number | null>;
 /** A row's values in an order its columns are named in elsewhere: how a restore hands rows over. */
@@ -108,7 +62,7 @@ function constraintColumn(table: string, message: string): string | undefined {
 
 /** Each snapshot table with its columns, every one but `tenant_id`, in the database's order. */
 function columnsOf(db: Db) {
-  return (Object.entries(SNAPSHOT_TABLES) as [SnapshotTable, Owner][]).map(([table, owner]) => ({
+  return (Object.entries(SNAPSHOT_TABLES) as [SnapshotTable, RowOwner][]).map(([table, owner]) => ({
     table,
     owner,
     columns: (db.pragma(`table_info(${table})`) as { name: string; type: string }[])

@@ -1,27 +1,22 @@
 import type { Db } from './db.js';
+import { tenantTables, type CacheKind } from './tenant-tables.js';
 
-type Spec = { table: string; tenant: string; by?: readonly string[] };
+type Spec = { table: string; tenant: string; by: readonly string[] };
 
 /**
- * What is cached, and the table each is read from. `tenant` is the column naming the row's tenant;
- * `by`, the columns naming one entry among the tenant's many (its name is then the kind, a space
- * and their values joined by newlines, as `idempotencyEntry` builds it). Every change to a row of
- * these tables forgets the entry it feeds, by the triggers made below: a store function that
- * writes one needs nothing of its own, and none can forget to. test/store/tenant-cache.test.ts
- * fails when a kind has no case there or a store function writing its table is not exercised.
+ * What is cached, and the table each is read from (the registry's `cached`, store/tenant-tables.ts).
+ * `tenant` is the column naming the row's tenant; `by`, the columns naming one entry among the
+ * tenant's many (its name is then the kind, a space and their values joined by newlines, as
+ * `idempotencyEntry` builds it). Every change to a row of these tables forgets the entry it feeds,
+ * by the triggers made below: a store function that writes one needs nothing of its own, and none
+ * can forget to. test/store/tenant-cache.test.ts fails when a kind has no case there or a store
+ * function writing its table is not exercised.
  */
-export const CACHED = {
-  clock: { table: 'tenants', tenant: 'id' },
-  faults: { table: 'faults', tenant: 'tenant_id' },
-  workload_rules: { table: 'workload_rules', tenant: 'tenant_id' },
-  overrides: { table: 'recipe_overrides', tenant: 'tenant_id' },
-  budget: { table: 'budgets', tenant: 'tenant_id' },
-  levers: { table: 'tenant_levers', tenant: 'tenant_id' },
-  idempotency: { table: 'idempotency_keys', tenant: 'tenant_id', by: ['scope', 'key'] },
-} as const satisfies Record<string, Spec>;
+export const CACHED = Object.fromEntries(tenantTables.flatMap(([table, { owner, cached }]) =>
+  cached ? [[cached.kind, { table, tenant: owner.by === 'self' ? 'id' : 'tenant_id', by: cached.by ?? [] }]] : [],
+)) as Readonly<Record<CacheKind, Spec>>;
 
-type Kind = keyof typeof CACHED;
-export type CachedRows = Exclude<Kind, 'idempotency'> | ReturnType<typeof idempotencyEntry>;
+export type CachedRows = Exclude<CacheKind, 'idempotency'> | ReturnType<typeof idempotencyEntry>;
 
 export const idempotencyEntry = (scope: string, key: string) => `idempotency ${scope}\n${key}` as const;
 
@@ -43,8 +38,8 @@ function deepFreeze<T>(value: T): T {
  * The TEMP triggers of one kind's table. `row` (NEW or OLD) names the entry a row feeds; an UPDATE
  * forgets the one it fed, and one that changes the naming columns also the one it feeds now.
  */
-function triggers(kind: Kind): string {
-  const { table, tenant, by = [] }: Spec = CACHED[kind];
+function triggers(kind: CacheKind): string {
+  const { table, tenant, by } = CACHED[kind];
   const entry = (row: string) => (by.length ? `'${kind} ' || ${by.map((c) => `${row}.${c}`).join(' || char(10) || ')}` : `'${kind}'`);
   const forget = (name: string, change: string, row: string) =>
     `CREATE TEMP TRIGGER tenant_cache_${kind}_${name} AFTER ${change} ON main.${table}
@@ -93,7 +88,7 @@ export function createTenantCache(db: Db) {
     tenants.get(tenantId)?.delete(rows);
     if (db.inTransaction) changedInTransaction.add(`${tenantId}\n${rows}`);
   });
-  db.exec((Object.keys(CACHED) as Kind[]).map(triggers).join('\n'));
+  db.exec((Object.keys(CACHED) as CacheKind[]).map(triggers).join('\n'));
   /** What `read` would answer from memory alone, without a statement; NOT_CACHED when only the file knows. */
   function peek<T>(tenantId: string, rows: CachedRows): T | typeof NOT_CACHED {
     const entries = tenants.get(tenantId);

@@ -14,6 +14,16 @@ export interface KeyMove {
   from: string;
   to: string;
 }
+/**
+ * The tenant of a key that --keys gives no tenant (open mode, or an entry without `=tenant`): its
+ * own, named by its hash. The SQL below that finds the keys elsewhere is built from the same parts.
+ */
+const OWN_TENANT_PREFIX = 'tn_';
+const OWN_TENANT_HEX_DIGITS = 20;
+export const ownTenantId = (keyHash: string): string => `${OWN_TENANT_PREFIX}${keyHash.slice(0, OWN_TENANT_HEX_DIGITS)}`;
+/** The whole of a tenant id ownTenantId makes. */
+export const OWN_TENANT_ID = new RegExp(`^${OWN_TENANT_PREFIX}[0-9a-f]{${OWN_TENANT_HEX_DIGITS}}$`);
+
 /** The tenant's row as the cache keeps it: its clock, and the hex key its cursors are signed with (null: older than these keys). */
 type TenantRow = ClockRow & { cursorKey: string | null };
 
@@ -29,9 +39,8 @@ export function createTenantStore(db: Db, cache: TenantCache) {
     'SELECT tenant_id, key_id FROM api_keys WHERE key_hash = ?',
   );
   const moveKey = db.prepare('UPDATE api_keys SET tenant_id = ? WHERE key_hash = ?');
-  // A key's open-mode tenant is `tn_` and the first 20 hex digits of its hash (domain/control/tenants.ts).
   const strays = db.prepare<[], { key_hash: string }>(
-    "SELECT key_hash FROM api_keys WHERE tenant_id != 'tn_' || substr(key_hash, 1, 20)",
+    `SELECT key_hash FROM api_keys WHERE tenant_id != '${OWN_TENANT_PREFIX}' || substr(key_hash, 1, ${OWN_TENANT_HEX_DIGITS})`,
   ).pluck();
   const tenant = db.prepare<[string], TenantRow>(
     `SELECT clock_mode AS mode, clock_scale AS scale, clock_anchor_wall_ms AS anchorWallMs,

@@ -3,6 +3,7 @@ import type { Store } from '../../store/index.js';
 import type { WorkloadRow } from '../../store/workloads.js';
 import type { ClockMode, ClockView, VirtualClock } from './clock.js';
 import { notFound } from './errors.js';
+import { serverIdPattern } from './ids.js';
 import { enqueueStatusChanges } from './webhooks/outbox.js';
 import type { Materialised, Materialiser, RunContext, RunEnd } from './workloads/materialise.js';
 import { applyRule, dueRule } from './workloads/rules.js';
@@ -21,8 +22,8 @@ interface Slice {
   more: boolean;
 }
 
-/** Workload ids satisfy the SDK's `[A-Za-z0-9_-]+` check before it builds a URL. */
-const WORKLOAD_ID_PATTERN = /^wl_[A-Za-z0-9]{20}$/;
+/** Anything else names no workload: the database is not asked. */
+const WORKLOAD_ID_PATTERN = serverIdPattern('wl');
 
 /**
  * One tenant operation at the tenant's virtual now, inside the one write transaction the seam

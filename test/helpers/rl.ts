@@ -1,4 +1,4 @@
-import { newWorkloadId } from '../../server/domain/workloads/rows.js';
+import { newWorkloadId } from '../../server/domain/ids.js';
 import type { WorkloadRow } from '../../store/workloads.js';
 import type { TestServer } from './server.js';
 

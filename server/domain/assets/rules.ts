@@ -1,12 +1,9 @@
-import { customAlphabet } from 'nanoid';
 import type { AssetImportRequest, ImportKind } from '../../../openapi/assets.js';
 import { canonicalSha256 } from '../canonical.js';
 import { badRequest } from '../errors.js';
 
 /** The SDK's own check before it builds a URL; anything else cannot name an asset. */
 export const ASSET_ID_PATTERN = /^asset_[A-Za-z0-9-]{1,64}$/;
-const random20 = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 20);
-export const newAssetId = () => `asset_${random20()}`;
 
 export const DEFAULT_UPLOAD_NAME = 'dataset';
 const MAX_NAME_BYTES = 255;

@@ -1,4 +1,3 @@
-import { customAlphabet } from 'nanoid';
 import type { AssetImportRequest } from '../../../openapi/assets.js';
 import type { AssetRow } from '../../../store/assets.js';
 import { isTerminal } from '../../simulator/types.js';
@@ -6,8 +5,9 @@ import { sha256Hex } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { checkQueryConnection } from '../connections/uses.js';
 import { DomainError, badRequest, conflict, notFound } from '../errors.js';
+import { newAssetId, newQueryExportId } from '../ids.js';
 import { archiveKindOf, listArchive, type ArchiveEntry } from './archives.js';
-import { ASSET_ID_PATTERN, checkUploadName, DEFAULT_UPLOAD_NAME, newAssetId, planImport, standInContent, type PlannedImport } from './rules.js';
+import { ASSET_ID_PATTERN, checkUploadName, DEFAULT_UPLOAD_NAME, planImport, standInContent, type PlannedImport } from './rules.js';
 import { assetAt, type AssetAt } from './state.js';
 import type { ReceivedUpload } from './upload.js';
 
@@ -18,8 +18,6 @@ const MAX_IMPORTS_IN_PROGRESS = 2;
 /** A tar.gz may inflate to this many times the upload limit; past it, it is refused as a bomb. */
 const MAX_EXPANSION = 16;
 const LIST_LIMIT = 500;
-
-const exportId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 
 export interface Upload extends ReceivedUpload {
   /** `?name=` as sent; absent means the contract's default. */
@@ -227,7 +225,7 @@ function importRow(tenantId: string, plan: PlannedImport, content: Buffer, nowMs
     state: 'importing',
     readyAtMs: nowMs + QUERY_EXPORT_SECONDS * 1000,
     queryHash: hash,
-    export: JSON.stringify({ id: `cqe_${exportId()}`, connection_id: connectionId, branch, format }),
+    export: JSON.stringify({ id: newQueryExportId(), connection_id: connectionId, branch, format }),
   };
 }
 

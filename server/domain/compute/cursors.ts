@@ -1,33 +1,31 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ComputeAfter } from '../../../store/compute.js';
 import { DomainError } from '../errors.js';
+import { signedCursors } from '../signed-cursors.js';
 
 /**
- * Compute page cursors: `p1.<position>.<mac>`, the position being the last item's creation and id.
- * The MAC binds it to the tenant and the page's filters (or the sweep), so a cursor used with
- * other filters, or edited, is refused rather than paging something else.
+ * Compute page cursors: `p1.<position>.<mac>`, the position being the last item's creation and id
+ * (JSON in base64url). The MAC binds it to the page's filters (or the sweep).
  */
-const PREFIX = 'p1';
-const MAC_CHARS = 22;
-export const MAX_CURSOR_CHARS = 512;
+const cursors = signedCursors<ComputeAfter>({
+  prefix: 'p1',
+  write: (after) => Buffer.from(JSON.stringify([after.createdAtMs, after.key])).toString('base64url'),
+  read(written) {
+    try {
+      const [createdAtMs, key] = JSON.parse(Buffer.from(written, 'base64url').toString('utf8')) as [number, string];
+      return { createdAtMs, key };
+    } catch {
+      return undefined;
+    }
+  },
+  signed: (scope, written) => `compute\n${scope}\n${written}`,
+});
 
-const mac = (secret: Buffer, scope: string, position: string) =>
-  createHmac('sha256', secret).update(`compute\n${scope}\n${position}`).digest('base64url').slice(0, MAC_CHARS);
-
-export function mintComputeCursor(secret: Buffer, scope: string, after: ComputeAfter): string {
-  const position = Buffer.from(JSON.stringify([after.createdAtMs, after.key])).toString('base64url');
-  return `${PREFIX}.${position}.${mac(secret, scope, position)}`;
-}
+export const mintComputeCursor = (secret: Buffer, scope: string, after: ComputeAfter): string => cursors.mint(secret, scope, after);
 
 /** Where the page starts: the beginning without a cursor, else after the position the cursor names. */
 export function computeAfter(secret: Buffer, scope: string, cursor: string | undefined): ComputeAfter | null {
   if (!cursor) return null;
-  const refuse = () => new DomainError('invalid', 'invalid_cursor', 'query.cursor: not a cursor this server issued for this listing and these filters; pass next_cursor unchanged with the same filters');
-  const parts = cursor.split('.');
-  if (parts.length !== 3 || parts[0] !== PREFIX) throw refuse();
-  const expected = Buffer.from(mac(secret, scope, parts[1]));
-  const given = Buffer.from(parts[2]);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refuse();
-  const [createdAtMs, key] = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as [number, string];
-  return { createdAtMs, key };
+  const after = cursors.read(secret, scope, cursor);
+  if (after === undefined) throw new DomainError('invalid', 'invalid_cursor', 'query.cursor: not a cursor this server issued for this listing and these filters; pass next_cursor unchanged with the same filters');
+  return after;
 }

@@ -4,7 +4,7 @@ import type { ComputeRow } from '../../../store/compute.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { isTerminal, type WorkloadStatus } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
-import { CURSOR_SECRET } from '../evidence/cursors.js';
+import { CURSOR_SECRET } from '../signed-cursors.js';
 import { DomainError, notFound } from '../errors.js';
 import { computeAfter, mintComputeCursor } from './cursors.js';
 

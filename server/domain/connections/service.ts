@@ -1,15 +1,12 @@
-import { customAlphabet } from 'nanoid';
 import type { ConnectionCreate } from '../../../openapi/connections.js';
 import type { ConnectionRow } from '../../../store/connections.js';
 import type { SecretRow } from '../../../store/secrets.js';
 import { isTerminal } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, badRequest, conflict } from '../errors.js';
+import { newConnectionId } from '../ids.js';
 import { SECRET_ID_PATTERN } from '../secrets/service.js';
 import { CONNECTION_REF, egressHosts, planConnection } from './rules.js';
-
-const random20 = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 20);
-const newConnectionId = () => `conn_${random20()}`;
 
 /** What one tenant may keep. */
 export const MAX_CONNECTIONS = 100;

@@ -1,8 +1,8 @@
-import { customAlphabet } from 'nanoid';
 import type { z } from 'zod';
 import type { FaultAction, FaultRule } from '../../../openapi/mock.js';
 import type { FaultRow, FaultSource } from '../../../store/faults.js';
 import type { DomainContext } from '../context.js';
+import { newFaultId } from '../ids.js';
 
 export type FaultRuleInput = z.output<typeof FaultRule>;
 export type FaultActionInput = z.output<typeof FaultAction>;
@@ -12,10 +12,6 @@ export interface AppliedFault {
   id: string;
   type: FaultActionInput['type'];
 }
-
-const newFaultId = ((id) => () => `flt_${id()}`)(
-  customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16),
-);
 
 const compiled = new Map<string, RegExp>();
 

@@ -1,4 +1,4 @@
-import type { KeyMove } from '../../../store/tenants.js';
+import { ownTenantId, type KeyMove } from '../../../store/tenants.js';
 import { OPEN_MODE_KEY_PREFIX } from '../../config.js';
 import { sha256Hex } from '../canonical.js';
 import type { DomainContext } from '../context.js';
@@ -10,9 +10,6 @@ export interface Tenant {
 }
 
 export const unauthorized = (message: string) => new DomainError('unauthenticated', 'unauthorized', message);
-
-/** The tenant of a key that --keys gives no tenant: its own, named by its hash. */
-const ownTenant = (keyHash: string) => `tn_${keyHash.slice(0, 20)}`;
 
 /**
  * The key-to-tenant mapping is the configuration's, at every start: a key that the database
@@ -26,9 +23,9 @@ export function applyKeyMapping(deps: DomainContext): KeyMove[] {
   const wanted = config.keys
     ? config.keys.map((entry) => {
         const keyHash = sha256Hex(entry.key);
-        return { keyHash, tenantId: entry.tenant ?? ownTenant(keyHash) };
+        return { keyHash, tenantId: entry.tenant ?? ownTenantId(keyHash) };
       })
-    : store.tenants.notInOwnTenant().map((keyHash) => ({ keyHash, tenantId: ownTenant(keyHash) }));
+    : store.tenants.notInOwnTenant().map((keyHash) => ({ keyHash, tenantId: ownTenantId(keyHash) }));
   return deps.units.acrossTenants(() => store.tenants.moveKeys(wanted, deps.clock.wallNow()));
 }
 
@@ -46,7 +43,7 @@ export function registerKey(deps: DomainContext, key: string): Tenant {
     throw unauthorized(`API keys on this mock start with ${OPEN_MODE_KEY_PREFIX}`);
   }
   const hash = sha256Hex(key);
-  const tenantId = entry?.tenant ?? ownTenant(hash);
+  const tenantId = entry?.tenant ?? ownTenantId(hash);
   const registered = deps.store.tenants.register(hash, `key_${hash.slice(0, 16)}`, tenantId, deps.clock.wallNow());
   return { id: registered.tenantId, keyId: registered.keyId };
 }

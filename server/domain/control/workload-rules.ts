@@ -1,12 +1,9 @@
-import { customAlphabet } from 'nanoid';
 import type { WorkloadRuleInput } from '../../../openapi/workload-rules.js';
 import type { FaultSource } from '../../../store/faults.js';
 import type { RuleBindings, WorkloadRuleRow } from '../../../store/workload-rules.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
-import { BASE62 } from '../workloads/rows.js';
-
-const newRuleId = ((id) => () => `wr_${id()}`)(customAlphabet(BASE62, 16));
+import { newWorkloadRuleId } from '../ids.js';
 
 /** Workloads of a rule listed at most, first bound first; the counts cover every one. */
 const LISTED_BINDINGS = 100;
@@ -19,7 +16,7 @@ export interface WorkloadRuleState {
 
 /** Stores a rule (POST /_mock/workload-rules, or a scenario file's entry); it binds workloads admitted from now on. */
 export function addWorkloadRule(deps: Pick<DomainContext, 'store' | 'clock'>, tenantId: string, rule: WorkloadRuleInput, source: FaultSource): WorkloadRuleRow {
-  const id = newRuleId();
+  const id = newWorkloadRuleId();
   deps.store.workloadRules.insert({
     id,
     tenantId,

@@ -7,7 +7,8 @@ import { DomainError } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import type { RecipeSimulation, SimSpec } from '../../simulator/types.js';
-import { insertWorkload, newWorkloadId } from '../workloads/rows.js';
+import { newWorkloadId } from '../ids.js';
+import { insertWorkload } from '../workloads/rows.js';
 import type { DomainContext } from '../context.js';
 
 type Payload = z.infer<typeof WorkloadPayload>;

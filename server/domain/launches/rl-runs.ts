@@ -10,7 +10,8 @@ import { sameToken } from './review-token.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import { gradingPlanSha256 } from '../../simulator/index.js';
 import type { RunMode, SimSpec } from '../../simulator/types.js';
-import { insertWorkload, newWorkloadId, type NewWorkload } from '../workloads/rows.js';
+import { newWorkloadId } from '../ids.js';
+import { insertWorkload, type NewWorkload } from '../workloads/rows.js';
 import type { DomainContext } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
 

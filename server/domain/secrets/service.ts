@@ -1,11 +1,9 @@
-import { customAlphabet } from 'nanoid';
 import type { SecretWrite } from '../../../openapi/secrets.js';
 import type { SecretRow } from '../../../store/secrets.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import { newSecretId } from '../ids.js';
 
-const random20 = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 20);
-export const newSecretId = () => `sec_${random20()}`;
 export const SECRET_ID_PATTERN = /^sec_[A-Za-z0-9_-]{1,128}$/;
 
 /** What one tenant may keep; a put of a new name past it is refused. */

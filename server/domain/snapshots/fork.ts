@@ -1,27 +1,25 @@
 import { createHmac } from 'node:crypto';
 import type { SnapshotValues } from '../../../store/snapshot.js';
-import { DERIVED_IDS } from '../workloads/derived-ids.js';
-import { BASE62 } from '../workloads/rows.js';
+import { OWN_TENANT_ID } from '../../../store/tenants.js';
+import { BASE62_DIGIT, DERIVED_ID_DIGITS, DERIVED_IDS, fromBase62, SERVER_IDS, toBase62, type DerivedIdKind, type ServerIdKind } from '../ids.js';
 
-const DIGIT = new Map([...BASE62].map((c, i) => [c, BigInt(i)]));
-
+/** The kinds of SERVER_IDS by their number of digits, in the table's order. */
+const BY_DIGITS = new Map<number, ServerIdKind[]>();
+for (const kind of Object.keys(SERVER_IDS) as ServerIdKind[]) BY_DIGITS.set(SERVER_IDS[kind], [...BY_DIGITS.get(SERVER_IDS[kind]) ?? [], kind]);
 /**
- * The ids the server holds unique across all its tenants (a UNIQUE or PRIMARY KEY text column in
- * store/migrations: workloads, assets, secrets, connections, faults, workload rules, webhook deliveries), as their
- * generators write them: a prefix and a fixed number of base-62 digits. Found by their shape
- * wherever a document holds them (JSON columns, webhook bodies, journal paths and bodies,
- * receipts), not by column: a deleted fault's id lives on only in the journal. Letters, digits,
- * `_` or `-` around one make it part of some longer word, so no id.
+ * The ids the server holds unique across all its tenants (SERVER_IDS), as their generators write
+ * them. Found by their shape wherever a document holds them (JSON columns, webhook bodies, journal
+ * paths and bodies, receipts), not by column: a deleted fault's id lives on only in the journal.
+ * Letters, digits, `_` or `-` around one make it part of some longer word, so no id. Each length
+ * is two groups, the kind and the digits.
  */
-const GLOBAL_ID = /(?<![0-9A-Za-z_-])(?:(wl|asset|sec|conn)_([0-9A-Za-z]{20})|(flt|wr)_([0-9A-Za-z]{16})|(msg)_([0-9A-Za-z]{24}))(?![0-9A-Za-z_-])/g;
+const GLOBAL_ID = new RegExp(`(?<![0-9A-Za-z_-])(?:${[...BY_DIGITS].map(([digits, kinds]) => `(${kinds.join('|')})_(${BASE62_DIGIT}{${digits}})`).join('|')})(?![0-9A-Za-z_-])`, 'g');
+const GLOBAL_ID_GROUPS = 2 * BY_DIGITS.size;
 /** The ids derived from a workload's id (DERIVED_IDS), as a document mentions them. */
-const DERIVED_ID = /(?<![0-9A-Za-z_])(mf|frz|led|stl)_[0-9a-f]{24}(?![0-9A-Za-z_-])/g;
+const DERIVED_ID = new RegExp(`(?<![0-9A-Za-z_])(${Object.keys(DERIVED_IDS).join('|')})_[0-9a-f]{${DERIVED_ID_DIGITS}}(?![0-9A-Za-z_-])`, 'g');
 /** How far an ordinal is searched: above a run's checkpoints, freezes and billing hours. */
 const MAX_ORDINAL = 10_000;
-/** The tenant ids the server makes of a key (server/domain/control/tenants.ts), the ones a workload body names. */
-const TENANT_ID = /^tn_[0-9a-f]{20}$/;
-/** The kinds of id, read off the two patterns, so a kind added there cannot be missed here (a wr_ id was, once). */
-const ID_KINDS = [GLOBAL_ID, DERIVED_ID].flatMap((re) => [...re.source.matchAll(/\((\w+(?:\|\w+)*)\)_/g)].flatMap((m) => m[1].split('|')));
+const ID_KINDS = [...Object.keys(SERVER_IDS), ...Object.keys(DERIVED_IDS)];
 /** The kinds by their characters, last first: the kind whose last character is reached is whole. */
 type KindEnds = Map<number, KindEnds | true>;
 const KIND_ENDS: KindEnds = new Map();
@@ -63,14 +61,6 @@ const BYTE_TABLES = new Set([...BYTE_COLUMNS].map((column) => column.split('.')[
  */
 const MEMO_CHARS = 64;
 
-const toBigInt = (digits: string) => [...digits].reduce((n, c) => n * 62n + DIGIT.get(c)!, 0n);
-
-function toBase62(n: bigint, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++, n /= 62n) out = BASE62[Number(n % 62n)] + out;
-  return out;
-}
-
 /**
  * Each kind and length of id shifted by an offset of its own, keyed by the target tenant: a
  * bijection, so no two ids of the document meet; another tenant's copy is shifted by another
@@ -93,13 +83,11 @@ function idShifter(targetTenantId: string) {
       offset = BigInt(`0x${mac}`) % (range / 2n) + 1n;
       offsets.set(`${kind}_${digits.length}`, offset);
     }
-    out = `${kind}_${toBase62((toBigInt(digits) + offset) % range, digits.length)}`;
+    out = `${kind}_${toBase62(fromBase62(digits) + offset, digits.length)}`;
     mapped.set(id, out);
     return out;
   };
 }
-
-type DerivedKind = keyof typeof DERIVED_IDS;
 
 /**
  * A derived id of one of the workloads `candidates` names (those of the row it is in), derived
@@ -109,7 +97,7 @@ type DerivedKind = keyof typeof DERIVED_IDS;
 function derivedShifter(workloadOf: (id: string) => string) {
   const known = new Map<string, string>();
   const reached = new Map<string, number>();
-  return (id: string, kind: DerivedKind, candidates: readonly string[]): string | undefined => {
+  return (id: string, kind: DerivedIdKind, candidates: readonly string[]): string | undefined => {
     if (known.has(id)) return known.get(id);
     for (const workload of candidates) {
       const derive = DERIVED_IDS[kind];
@@ -153,7 +141,8 @@ export function snapshotFork(tenant: { id: string | null; cursor_key: string | n
     return shift(id, groups[at]!, groups[at + 1]!);
   };
   const derived = derivedShifter((workload) => shift(workload, 'wl', workload.slice(3)));
-  const renameTenant = TENANT_ID.test(source);
+  // The tenant ids the server makes of a key are the ones a workload body names.
+  const renameTenant = OWN_TENANT_ID.test(source);
   const memo = new Map<string, string>();
   return {
     tenantId: targetTenantId,
@@ -168,10 +157,10 @@ export function snapshotFork(tenant: { id: string | null; cursor_key: string | n
       let workloads: string[] | undefined;
       const workloadsOfRow = () => (workloads ??= [...new Set(values
         .filter((value, i) => typeof value === 'string' && !bytes(i))
-        .flatMap((value) => [...(value as string).matchAll(GLOBAL_ID)]).filter((m) => m[1] === 'wl').map((m) => m[0]))]);
+        .flatMap((value) => [...(value as string).matchAll(GLOBAL_ID)]).map((m) => m[0]).filter((id) => id.startsWith('wl_')))]);
       // What a derived id becomes depends on its row, so a text holding one is not kept.
       let ofRow = false;
-      const replaceDerived = (id: string, kind: DerivedKind) => {
+      const replaceDerived = (id: string, kind: DerivedIdKind) => {
         ofRow = true;
         return derived(id, kind, workloadsOfRow()) ?? id;
       };
@@ -184,7 +173,7 @@ export function snapshotFork(tenant: { id: string | null; cursor_key: string | n
         if (text === undefined) {
           text = given;
           ofRow = false;
-          if (holdsIdPrefix(text)) text = text.replace(DERIVED_ID, replaceDerived).replace(GLOBAL_ID, (id, ...groups) => shiftMatch(id, ...groups.slice(0, 6)));
+          if (holdsIdPrefix(text)) text = text.replace(DERIVED_ID, replaceDerived).replace(GLOBAL_ID, (id, ...groups) => shiftMatch(id, ...groups.slice(0, GLOBAL_ID_GROUPS)));
           if (renameTenant && text.includes(source)) text = text.replaceAll(source, targetTenantId);
           if (short && !ofRow) memo.set(given, text);
         }

@@ -1,27 +1,12 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { Workload } from '../../../openapi/workloads.js';
 import type { Store } from '../../../store/index.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { stateAt } from '../../simulator/index.js';
 import { isoTime } from '../clock.js';
+import { webhookMessageId } from '../ids.js';
 import type { RunContext, StatusItem } from '../workloads/materialise.js';
 import { workloadView } from '../workloads/view.js';
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/**
- * Standard Webhooks message ids: `msg_` and 24 base-62 characters (143 bits), derived from the
- * status change they announce (a workload id is unique on the server, and a workload passes a
- * status once at a given virtual time), not drawn at random: a restored tenant announces the
- * changes its runs go on to make under the same ids as the original would (docs/snapshots.md).
- */
-function messageId(workloadId: string, type: string, atMs: number): string {
-  let n = BigInt(`0x${createHash('sha256').update(`${workloadId}\n${type}\n${atMs}`).digest('hex')}`);
-  let id = '';
-  for (let i = 0; i < 24; i++, n /= 62n) id += BASE62[Number(n % 62n)];
-  return `msg_${id}`;
-}
 
 /**
  * The outbox's write side: one delivery per status item a materialise step passed, oldest first,
@@ -47,7 +32,7 @@ export function enqueueStatusChanges(store: Store, row: WorkloadRow, run: RunCon
       materialisedToMs: item.atMs,
     };
     const type = `workload.${item.status}`;
-    const id = messageId(row.id, type, item.atMs);
+    const id = webhookMessageId(row.id, type, item.atMs);
     const body = JSON.stringify({ type, id, created_at: isoTime(item.atMs), data: z.encode(Workload, workloadView(then, run)) });
     store.webhooks.enqueue({ id, tenantId: row.tenantId, workloadId: row.id, type, body, createdAtMs: item.atMs, dueAtMs: item.atMs });
   }

@@ -1,5 +1,5 @@
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { DERIVED_IDS } from './derived-ids.js';
+import { DERIVED_IDS } from '../ids.js';
 import { firstAfter, type RunContext } from './materialise.js';
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 

@@ -1,6 +1,6 @@
 import type { WorkloadFreeze } from '../../../openapi/workloads.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { DERIVED_IDS } from './derived-ids.js';
+import { DERIVED_IDS } from '../ids.js';
 import { checkpoints } from './checkpoints.js';
 import { isoTime } from '../clock.js';
 import { DomainError } from '../errors.js';

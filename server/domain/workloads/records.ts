@@ -1,6 +1,6 @@
 import type { Artifact, CustomerLedgerEntry, RoutingPlacement, Settlement } from '../../../openapi/workloads.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { DERIVED_IDS } from './derived-ids.js';
+import { DERIVED_IDS } from '../ids.js';
 import { checkpoints } from './checkpoints.js';
 import { isoTime } from '../clock.js';
 import { firstAfter, type RunContext } from './materialise.js';

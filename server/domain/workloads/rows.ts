@@ -1,23 +1,6 @@
-import { customAlphabet } from 'nanoid';
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 import { bindRules } from './rules.js';
-
-/** In ASCII order, so fixed-width numbers written in it sort as the numbers do. */
-export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const random12 = customAlphabet(BASE62, 12);
-
-/**
- * Eight base-62 digits of the wall-clock millisecond, then twelve random ones (71 bits). Ids in
- * creation order make the inserts into the indexes keyed by workload id (workloads, grading plans)
- * appends at their end, which a group commit's launches share, rather than one page each at a
- * random place (bench/, launch: WAL pages and page-cache misses per launch).
- */
-export function newWorkloadId(): string {
-  let time = '';
-  for (let ms = Date.now(), i = 0; i < 8; i++, ms = Math.floor(ms / 62)) time = BASE62[ms % 62] + time;
-  return `wl_${time}${random12()}`;
-}
 
 export interface NewWorkload {
   id: string;

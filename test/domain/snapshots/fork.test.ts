@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { CurrentSnapshot } from '../../../openapi/snapshot.js';
 import { snapshotFork } from '../../../server/domain/snapshots/fork.js';
-import { DERIVED_IDS } from '../../../server/domain/workloads/derived-ids.js';
+import { DERIVED_IDS } from '../../../server/domain/ids.js';
 import type { SnapshotRow } from '../../../store/snapshot.js';
 
 /** The whole document as a restore into `targetTenantId` inserts it, row by row through the fork. */

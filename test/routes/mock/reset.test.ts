@@ -1,5 +1,5 @@
 import t from 'tap';
-import { KEPT_BY_RESET, TENANT_TABLES } from '../../../store/reset.js';
+import { tenantTables } from '../../../store/tenant-tables.js';
 import { legCounting, previewAndLaunch } from '../../helpers/rl.js';
 import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
 
@@ -14,8 +14,11 @@ async function furnish(s: TestServer, key: string) {
   return launch.body.id as string;
 }
 
+/** The tables reset deletes by tenant_id; the others go by cascade (test/store/tenant-tables.test.ts). */
+const DELETED = tenantTables.flatMap(([table, spec]) => (spec.reset === 'deleted' ? [table] : []));
+
 const rowsOf = (s: TestServer, tenant: string) =>
-  Object.fromEntries(TENANT_TABLES.map((table) => [
+  Object.fromEntries(DELETED.map((table) => [
     table,
     (s.store.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ?`).get(tenant) as { n: number }).n,
   ]));
@@ -38,7 +41,7 @@ t.test('reset empties one tenant and leaves the other untouched', async (t) => {
   t.match(res.body, { reset: true, deleted: { workloads: 1, idempotency_keys: 1, faults: 1, recipe_overrides: 1, budgets: 1 } });
   t.ok(res.body.deleted.request_journal >= 3);
 
-  t.same(rowsOf(s, tenantA), Object.fromEntries(TENANT_TABLES.map((table) => [table, 0])), 'nothing of A is left');
+  t.same(rowsOf(s, tenantA), Object.fromEntries(DELETED.map((table) => [table, 0])), 'nothing of A is left');
   t.equal((s.store.db.prepare('SELECT count(*) AS n FROM workload_interventions WHERE workload_id = ?').get(workloadA) as { n: number }).n, 0);
   const clock = (await s.call('GET', '/_mock/clock', { key: a })).body;
   t.match(clock, { mode: 'realtime', scale: 60 }, 'the clock follows the configured defaults again');
@@ -52,31 +55,4 @@ t.test('reset empties one tenant and leaves the other untouched', async (t) => {
   t.same(rowsOf(s, tenantB), bBefore, 'B keeps every row');
   t.match((await s.call('GET', '/_mock/clock', { key: b })).body, { mode: 'manual', scale: 5 });
   t.equal((await s.call('GET', '/_mock/faults', { key: b })).body.faults.length, 1);
-});
-
-t.test('reset covers every table that holds tenant or workload rows', async (t) => {
-  const s = await startServer(t);
-  const db = s.store.db;
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[])
-    .map((r) => r.name);
-  const columns = (table: string) => (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);
-  const cascades = (table: string) =>
-    (db.pragma(`foreign_key_list(${table})`) as { table: string; on_delete: string }[]).filter((fk) => fk.on_delete === 'CASCADE').map((fk) => fk.table);
-
-  const covered = new Set<string>(TENANT_TABLES);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const table of tables) {
-      if (!covered.has(table) && cascades(table).some((parent) => covered.has(parent))) {
-        covered.add(table);
-        grew = true;
-      }
-    }
-  }
-  for (const table of TENANT_TABLES) t.ok(columns(table).includes('tenant_id'), `${table} is deleted by tenant_id`);
-  const owned = tables.filter((table) => columns(table).some((c) => c === 'tenant_id' || c === 'workload_id'));
-  t.ok(owned.length >= TENANT_TABLES.length);
-  for (const table of owned) {
-    t.ok(covered.has(table) || table in KEPT_BY_RESET, `${table}: list it in store/reset.ts (TENANT_TABLES or KEPT_BY_RESET) or cascade it from one`);
-  }
 });
