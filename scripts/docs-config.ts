@@ -15,7 +15,8 @@ const cell = (text: string) => text.replaceAll('|', '\\|');
 function row(o: OptionSpec): string {
   const shown = shownDefault(o);
   const dflt = 'words' in shown ? `(${shown.words})` : `\`${shown.value}\`${shown.size ? ` (${shown.size})` : ''}`;
-  const meaning = o.help + (o.more ?? '');
+  // The table is a page of docs/: a link to another is relative to it.
+  const meaning = (o.help + (o.more ?? '')).replaceAll('](docs/', '](');
   return `| \`--${o.flag}\` | \`${o.env}\` | ${dflt} | ${cell(meaning)} |`;
 }
 

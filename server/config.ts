@@ -57,8 +57,9 @@ function parseHostList(raw: string, ctx: z.RefinementCtx): string[] {
 /**
  * One setting: its CLI flag, environment variable and default (as the flag would give it), the
  * line `--help` prints, and the schema that reads it. `unset` says what no value means, for a
- * setting without a default; `more` is what docs/configuration.md adds after `help` (links,
- * details); `api` is where the Node API (index.ts) differs from the CLI.
+ * setting without a default; `more` is what docs/configuration.md adds after `help` (details, and
+ * links: to docs/ pages by their path in the repository, to its own sections by `#`); `api` is
+ * where the Node API (index.ts) differs from the CLI.
  */
 export interface OptionSpec {
   flag: string;
@@ -126,7 +127,7 @@ export const OPTIONS = {
   catalog: {
     flag: 'catalog', env: 'NODUS_MOCK_CATALOG', default: undefined, unset: 'built in',
     help: 'JSON catalog file; its `recipes` and/or `environments` replace the built-in ones (see catalog/)',
-    more: '; the format: [the catalog files](control-api.md#the-catalog-files)',
+    more: '; the format: [the catalog files](docs/control-api.md#the-catalog-files)',
     schema: z.string().min(1).optional(),
   },
   idempotencyTtl: {
@@ -152,19 +153,19 @@ export const OPTIONS = {
   scenario: {
     flag: 'scenario', env: 'NODUS_MOCK_SCENARIO', default: undefined, unset: 'none',
     help: 'JSON scenario file applied at start: per key clock, faults, workload rules, recipe overrides, budget, levers (see scenarios/)',
-    more: '; the format: [scenario files](control-api.md#scenario-files)',
+    more: '; the format: [scenario files](docs/control-api.md#scenario-files)',
     schema: z.string().min(1).optional(),
   },
   restore: {
     flag: 'restore', env: 'NODUS_MOCK_RESTORE', default: undefined, unset: 'none',
     help: 'snapshot file (`GET /_mock/snapshot`) restored at start into the tenant of the printed key',
-    more: ' (`--restore-key`, else `nk_test_local` in open mode); see [snapshots.md](snapshots.md)',
+    more: ' (`--restore-key`, else `nk_test_local` in open mode); see [snapshots.md](docs/snapshots.md)',
     schema: z.string().min(1).optional(),
   },
   restoreKey: {
     flag: 'restore-key', env: 'NODUS_MOCK_RESTORE_KEY', default: undefined, unset: 'the printed key',
     help: 'the key whose tenant `--restore` restores into and the start-up lines print; in strict mode one of `--keys`',
-    more: ', in open mode any `nk_test_` key; the key the snapshot was taken with keeps its ids ([snapshots.md](snapshots.md#forking-one-baseline-many-tenants))',
+    more: ', in open mode any `nk_test_` key; the key the snapshot was taken with keeps its ids ([snapshots.md](docs/snapshots.md#forking-one-baseline-many-tenants))',
     schema: z.string().regex(API_KEY_PATTERN, 'a key must be printable ASCII without spaces').optional(),
   },
   maxLogBytesPerAttempt: {
@@ -175,7 +176,7 @@ export const OPTIONS = {
   maxImportBytes: {
     flag: 'max-import-bytes', env: 'NODUS_MOCK_MAX_IMPORT_BYTES', default: '67108864',
     help: 'largest asset upload or import; `GET /v1/assets` reports it as `max_import_bytes`',
-    more: ' (see [assets.md](assets.md))',
+    more: ' (see [assets.md](docs/assets.md))',
     // An upload is held in memory until it is stored whole, so the bound stays well inside a Buffer.
     schema: z.coerce.number().int().positive().max(2 ** 30),
   },
@@ -187,7 +188,7 @@ export const OPTIONS = {
   maxSnapshotBytes: {
     flag: 'max-snapshot-bytes', env: 'NODUS_MOCK_MAX_SNAPSHOT_BYTES', default: '4294967296',
     help: 'largest snapshot `PUT /_mock/snapshot` and `--restore` take; a larger body answers 413',
-    more: '. The document streams through: its rows wait in temporary files (about its own size, in the system\'s temporary folder) until the restore\'s one transaction; see [snapshots.md](snapshots.md#size)',
+    more: '. The document streams through: its rows wait in temporary files (about its own size, in the system\'s temporary folder) until the restore\'s one transaction; see [snapshots.md](docs/snapshots.md#size)',
     // The document streams through, its rows spooled to temporary files, so no bound of memory
     // applies; the default is far above any tenant a test makes (1,000 training runs are 330 MB)
     // and stays a bound on the temporary disk a client can fill.
@@ -196,7 +197,7 @@ export const OPTIONS = {
   webhookHosts: {
     flag: 'webhook-hosts', env: 'NODUS_MOCK_WEBHOOK_HOSTS', default: 'loopback,host.docker.internal',
     help: 'hosts a webhook URL may name, comma separated: host names, IP addresses, `loopback` (localhost, 127.0.0.0/8, ::1) or `*` for any',
-    more: '; see [webhooks.md](webhooks.md)',
+    more: '; see [webhooks.md](docs/webhooks.md)',
     schema: z.string().transform(parseHostList),
   },
   allowedHosts: {
