@@ -5,10 +5,11 @@
  * plain HTTP call to the documented `/_mock` control API with this server's key, so a test that
  * outgrows the helpers can make the same calls itself.
  *
- * The exported types are written out here rather than derived from the zod schemas: they are the
- * published surface (dist/index.d.ts, written by scripts/emit-types.mjs), and deriving them would
- * drag zod, Fastify and better-sqlite3 types into every consumer's compilation. The build checks
- * them against the schemas instead (test/contract/node-api-types.ts).
+ * The exported types of the control calls are written out here rather than derived from the zod
+ * schemas: they are the published surface (dist/index.d.ts, written by scripts/emit-types.mjs),
+ * and deriving them would drag zod, Fastify and better-sqlite3 types into every consumer's
+ * compilation. The build checks them against the schemas instead (test/contract/node-api-types.ts).
+ * The options are derived from the settings' table, which emit-types.mjs writes out in full.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { buildApp } from './server/app.js';
-import { OPTIONS, resolveCli } from './server/config.js';
+import { OPTIONS, resolveCli, type Config, type OptionName, type OptionSpec } from './server/config.js';
 
 /** A configured key for strict mode; `tenant` names the tenant it belongs to. */
 export interface MockKey {
@@ -26,65 +27,14 @@ export interface MockKey {
   tenant?: string;
 }
 
-export interface MockServerOptions {
-  /** SQLite file or `:memory:`; by default a file in a temporary folder removed by `close()`. */
-  db?: string;
-  /** Default tenant clock (default `realtime`). */
-  clock?: 'realtime' | 'manual';
-  /** Virtual seconds per wall second in realtime mode (default 60). */
-  timeScale?: number;
-  /** Strict mode: only these keys are accepted, and `apiKey` is the first of them. */
-  keys?: MockKey[];
-  /** pino level for the server's request log (default `silent`). */
-  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** `auto` (default): readable lines when stdout is a terminal, JSON lines otherwise; or `json`, `pretty`. */
-  logFormat?: 'auto' | 'json' | 'pretty';
-  /** Interface to listen on (default 127.0.0.1). */
-  host?: string;
-  /** TCP port (default 0: a free one). */
-  port?: number;
-  /** A JSON catalog file whose `recipes` and/or `environments` replace the built-in ones. */
-  catalog?: string;
-  /** Virtual seconds an Idempotency-Key is remembered (default 86400). */
-  idempotencyTtl?: number;
-  /** RL events stored per workload before the rest count as dropped (default 100000). */
-  maxEventsPerWorkload?: number;
-  /** Encoded RL event bytes stored per workload (default 64 MiB). */
-  maxEventBytesPerWorkload?: number;
-  /** Requests kept per tenant in the journal (default 1000). */
-  journalSize?: number;
-  /** A scenario file applied at start (see scenarios/). */
-  scenario?: string;
-  /** Log bytes kept per stage and generation before later lines are dropped (default 8 MiB). */
-  maxLogBytesPerAttempt?: number;
-  /** The largest asset upload or import, reported as max_import_bytes (default 64 MiB). */
-  maxImportBytes?: number;
-  /** Asset bytes each tenant may store (default 1 GiB). */
-  assetQuotaBytes?: number;
-  /** Hosts a webhook may deliver to, comma separated (default `loopback,host.docker.internal`). */
-  webhookHosts?: string;
-  /** Wall milliseconds a webhook receiver has to answer one delivery (default 5000). */
-  webhookTimeoutMs?: number;
-  /** More names the server answers to in the Host header, comma separated, or `*` for any. */
-  allowedHosts?: string;
-  /** Wall milliseconds a client has to send a whole request (default 60000). */
-  requestTimeoutMs?: number;
-  /** Wall milliseconds an idle kept-alive connection stays open (default 72000). */
-  idleTimeoutMs?: number;
-  /** Bytes all uploads in progress may hold in memory together (default 256 MiB). */
-  uploadMemoryBytes?: number;
-  /** Bytes one tenant's uploads in progress may hold in memory together (default 128 MiB). */
-  uploadMemoryBytesPerTenant?: number;
-  /** The largest snapshot `restore()` and `restore` take (default 4 GiB). */
-  maxSnapshotBytes?: number;
-  /** A snapshot file (`snapshot()`, GET /_mock/snapshot) restored into `apiKey`'s tenant at start. */
-  restore?: string;
-  /**
-   * The key `restore` restores into, which is then `apiKey`: the same key gives the same tenant
-   * on any server, so the snapshot keeps its ids (in strict mode, one of `keys`).
-   */
-  restoreKey?: string;
-}
+/** A setting as the Node API takes it: the value the server runs with, a host list as its flag's text. */
+type OptionValue<T> = T extends undefined ? never : T extends readonly MockKey[] ? MockKey[] : T extends readonly string[] ? string : T;
+
+/**
+ * The settings of docs/configuration.md in camelCase, each with its help and the default it has
+ * here. Derived from their table (server/config.ts), written out by scripts/emit-types.mjs.
+ */
+export type MockServerOptions = { [K in OptionName]?: OptionValue<Config[K]> };
 
 /**
  * A tenant's whole state (docs/snapshots.md; docs/snapshot.schema.json is its JSON Schema).
@@ -225,14 +175,17 @@ export class MockControlError extends Error {
   }
 }
 
-/** Options become CLI flags so they are validated exactly like `nodus-mock --flag`. */
+/**
+ * Options become CLI flags so they are validated exactly like `nodus-mock --flag`; where the Node
+ * API's default is not the CLI's (`api` in the settings' table), that default fills an absent one.
+ */
 function toFlags(options: MockServerOptions): string[] {
+  const unknown = Object.keys(options).find((name) => !Object.hasOwn(OPTIONS, name));
+  if (unknown !== undefined) throw new TypeError(`startMockServer: unknown option "${unknown}"`);
   const flags: string[] = [];
-  for (const name of Object.keys(options) as (keyof MockServerOptions)[]) {
-    const value = options[name];
+  for (const [name, option] of Object.entries<OptionSpec>(OPTIONS)) {
+    const value = options[name as OptionName] ?? option.api?.default;
     if (value === undefined) continue;
-    const option = OPTIONS[name];
-    if (!option) throw new TypeError(`startMockServer: unknown option "${name}"`);
     const text = Array.isArray(value)
       ? value.map((k) => (k.tenant === undefined ? k.key : `${k.key}=${k.tenant}`)).join(',')
       : String(value);
@@ -252,13 +205,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   };
   try {
     return await serve(
-      {
-        ...options,
-        host: options.host ?? '127.0.0.1',
-        port: options.port ?? 0,
-        logLevel: options.logLevel ?? 'silent',
-        db: options.db ?? join(tempDir!, 'nodus-mock.db'),
-      },
+      { ...options, db: options.db ?? join(tempDir!, 'nodus-mock.db') },
       removeTemp,
     );
   } catch (err) {

@@ -30,18 +30,17 @@ export const ERROR_DESCRIPTIONS = {
   default: 'Any other error: on /v1, whatever status a fault rule (POST /_mock/faults) injects; 403 host_not_allowed for a Host header that is not one of the mock\'s names; 414 for an over-long URL; 500 internal',
 } as const;
 
-type ErrorStatus = Exclude<keyof typeof ERROR_DESCRIPTIONS, 'default' | 401>;
+/** Statuses a route answers by its own rules; 401, 413 and 415 only ever come from what it takes. */
+type ErrorStatus = Exclude<keyof typeof ERROR_DESCRIPTIONS, 'default' | 401 | 413 | 415>;
 
 /**
- * The error responses of a keyed route (every /v1 and /_mock one): 401 from the key check, the
- * statuses the route and its service can answer themselves, and `default` for the rest (fault
- * rules on /v1, an over-long URL, an internal error). Every one is the envelope.
+ * The error responses a route answers by its own rules (a 409 for a conflict, a 402, a 404 for
+ * what its body names). What it answers because of what it takes (401, 400 for its schemas, 404
+ * for its path's id, 413 and 415 for a JSON body) and `default` are added to every keyed route by
+ * server/http/error-responses.ts. Every one is the envelope.
  */
-export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): Record<S | 401 | 'default', typeof ErrorBody> {
-  const responses: Partial<Record<S | 401 | 'default', typeof ErrorBody>> = {};
-  for (const status of [401, ...statuses] as (S | 401)[]) responses[status] = ErrorBody;
-  responses.default = ErrorBody;
-  return responses as Record<S | 401 | 'default', typeof ErrorBody>;
+export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): Record<S, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<S, typeof ErrorBody>;
 }
 
 /** Raw bytes, in a request or an answer: documented as a binary string, never validated or serialised. */

@@ -50,10 +50,3 @@ export const SANDBOX_ERROR_DESCRIPTIONS = {
   415: 'The body\'s Content-Type is not one this operation reads (unsupported_media_type)',
   default: 'Any other error, as SandboxError: whatever status a fault rule (POST /_mock/faults) injects; 414 for an over-long URL; 500 internal',
 } as const;
-
-/** The error responses of a secrets route: SandboxError for 401, the given statuses and the rest. */
-export function sandboxErrorResponses<const S extends 400 | 404 | 413 | 415>(...statuses: S[]): Record<S | 401 | 'default', typeof SandboxError> {
-  const responses: Partial<Record<S | 401 | 'default', typeof SandboxError>> = {};
-  for (const status of [401, ...statuses, 'default'] as (S | 401 | 'default')[]) responses[status] = SandboxError;
-  return responses as Record<S | 401 | 'default', typeof SandboxError>;
-}

@@ -55,8 +55,27 @@ function parseHostList(raw: string, ctx: z.RefinementCtx): string[] {
 }
 
 /**
- * Every setting, in one table: the CLI flag, the environment variable, the default and the
- * help text all come from here, so `--help`, the table of docs/configuration.md and the compose check agree.
+ * One setting: its CLI flag, environment variable and default (as the flag would give it), the
+ * line `--help` prints, and the schema that reads it. `unset` says what no value means, for a
+ * setting without a default; `more` is what docs/configuration.md adds after `help` (details, and
+ * links: to docs/ pages by their path in the repository, to its own sections by `#`); `api` is
+ * where the Node API (index.ts) differs from the CLI.
+ */
+export interface OptionSpec {
+  flag: string;
+  env: string;
+  default: string | undefined;
+  unset?: string;
+  help: string;
+  more?: string;
+  api?: { default?: string; unset?: string };
+  schema: z.ZodType;
+}
+
+/**
+ * Every setting, in one table: `--help` (HELP_TEXT), the table of docs/configuration.md
+ * (scripts/docs-config.ts), the Node API's option type and its typings (index.ts,
+ * scripts/emit-types.mjs) and the compose check all come from here.
  */
 export const OPTIONS = {
   host: {
@@ -66,22 +85,26 @@ export const OPTIONS = {
   },
   port: {
     flag: 'port', env: 'PORT', default: '8080',
-    help: 'TCP port; 0 picks a free one and prints it',
+    help: 'TCP port; `0` picks a free one and prints it',
+    api: { default: '0' },
     schema: z.coerce.number().int().min(0).max(65535),
   },
   db: {
     flag: 'db', env: 'NODUS_MOCK_DB', default: './data/nodus-mock.db',
-    help: 'SQLite file (parent folder created) or :memory:',
+    help: 'SQLite file (parent folder created) or `:memory:`',
+    more: '; see [The database file](#the-database-file)',
+    api: { unset: 'a file in a temporary folder that `close()` removes' },
     schema: z.string().min(1),
   },
   keys: {
-    flag: 'keys', env: 'NODUS_MOCK_API_KEYS', default: undefined,
+    flag: 'keys', env: 'NODUS_MOCK_API_KEYS', default: undefined, unset: 'open mode',
     help: 'strict mode: only these keys, comma separated, each `key` or `key=tenant`',
+    more: '; see [Keys and tenants](#keys-and-tenants)',
     schema: z.string().transform(parseKeyList).optional(),
   },
   clock: {
     flag: 'clock', env: 'NODUS_MOCK_CLOCK', default: 'realtime',
-    help: 'default tenant clock: realtime or manual',
+    help: 'default tenant clock: `realtime` or `manual`',
     schema: clockMode,
   },
   timeScale: {
@@ -91,73 +114,81 @@ export const OPTIONS = {
   },
   logLevel: {
     flag: 'log-level', env: 'LOG_LEVEL', default: 'info',
-    help: 'fatal, error, warn, info, debug, trace or silent',
+    help: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+    api: { default: 'silent' },
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   },
   logFormat: {
     flag: 'log-format', env: 'NODUS_MOCK_LOG_FORMAT', default: 'auto',
-    help: 'auto (readable when stdout is a terminal, JSON lines otherwise), json or pretty',
+    help: '`auto` (readable lines when stdout is a terminal, JSON lines otherwise), `json` or `pretty`',
+    more: '; see [Logs and request ids](#logs-and-request-ids)',
     schema: z.enum(['auto', 'json', 'pretty']),
   },
   catalog: {
-    flag: 'catalog', env: 'NODUS_MOCK_CATALOG', default: undefined,
+    flag: 'catalog', env: 'NODUS_MOCK_CATALOG', default: undefined, unset: 'built in',
     help: 'JSON catalog file; its `recipes` and/or `environments` replace the built-in ones (see catalog/)',
+    more: '; the format: [the catalog files](docs/control-api.md#the-catalog-files)',
     schema: z.string().min(1).optional(),
   },
   idempotencyTtl: {
     flag: 'idempotency-ttl', env: 'NODUS_MOCK_IDEMPOTENCY_TTL', default: '86400',
-    help: 'virtual seconds an Idempotency-Key is remembered',
+    help: 'virtual seconds an `Idempotency-Key` is remembered',
     schema: z.coerce.number().int().positive().max(365 * 24 * 3600),
   },
   maxEventsPerWorkload: {
     flag: 'max-events-per-workload', env: 'NODUS_MOCK_MAX_EVENTS_PER_WORKLOAD', default: '100000',
-    help: 'RL events stored per workload; later ones count in dropped_events',
+    help: 'RL events stored per workload; later ones count in `dropped_events` and set `truncated`',
     schema: z.coerce.number().int().positive().max(100_000_000),
   },
   maxEventBytesPerWorkload: {
     flag: 'max-event-bytes-per-workload', env: 'NODUS_MOCK_MAX_EVENT_BYTES_PER_WORKLOAD', default: '67108864',
-    help: 'encoded RL event bytes stored per workload (default 64 MiB)',
+    help: 'encoded RL event bytes stored per workload',
     schema: z.coerce.number().int().positive().max(2 ** 40),
   },
   journalSize: {
     flag: 'journal-size', env: 'NODUS_MOCK_JOURNAL_SIZE', default: '1000',
-    help: 'requests kept per tenant in the request journal (GET /_mock/requests); older ones are evicted',
+    help: 'requests kept per tenant in the request journal (`GET /_mock/requests`); older ones are evicted',
     schema: z.coerce.number().int().positive().max(1_000_000),
   },
   scenario: {
-    flag: 'scenario', env: 'NODUS_MOCK_SCENARIO', default: undefined,
+    flag: 'scenario', env: 'NODUS_MOCK_SCENARIO', default: undefined, unset: 'none',
     help: 'JSON scenario file applied at start: per key clock, faults, workload rules, recipe overrides, budget, levers (see scenarios/)',
+    more: '; the format: [scenario files](docs/control-api.md#scenario-files)',
     schema: z.string().min(1).optional(),
   },
   restore: {
-    flag: 'restore', env: 'NODUS_MOCK_RESTORE', default: undefined,
-    help: 'snapshot file (GET /_mock/snapshot) restored at start into the tenant of the printed key',
+    flag: 'restore', env: 'NODUS_MOCK_RESTORE', default: undefined, unset: 'none',
+    help: 'snapshot file (`GET /_mock/snapshot`) restored at start into the tenant of the printed key',
+    more: ' (`--restore-key`, else `nk_test_local` in open mode); see [snapshots.md](docs/snapshots.md)',
     schema: z.string().min(1).optional(),
   },
   restoreKey: {
-    flag: 'restore-key', env: 'NODUS_MOCK_RESTORE_KEY', default: undefined,
-    help: 'the key whose tenant --restore restores into and the start-up lines print (default: the printed key); in strict mode one of --keys',
+    flag: 'restore-key', env: 'NODUS_MOCK_RESTORE_KEY', default: undefined, unset: 'the printed key',
+    help: 'the key whose tenant `--restore` restores into and the start-up lines print; in strict mode one of `--keys`',
+    more: ', in open mode any `nk_test_` key; the key the snapshot was taken with keeps its ids ([snapshots.md](docs/snapshots.md#forking-one-baseline-many-tenants))',
     schema: z.string().regex(API_KEY_PATTERN, 'a key must be printable ASCII without spaces').optional(),
   },
   maxLogBytesPerAttempt: {
     flag: 'max-log-bytes-per-attempt', env: 'NODUS_MOCK_MAX_LOG_BYTES_PER_ATTEMPT', default: '8388608',
-    help: 'log bytes kept per stage and generation (default 8 MiB); later lines are dropped',
+    help: 'log bytes kept per stage and generation; later lines are dropped and the log says it was truncated',
     schema: z.coerce.number().int().positive().max(2 ** 40),
   },
   maxImportBytes: {
     flag: 'max-import-bytes', env: 'NODUS_MOCK_MAX_IMPORT_BYTES', default: '67108864',
-    help: 'largest asset upload or import (default 64 MiB); GET /v1/assets reports it as max_import_bytes',
+    help: 'largest asset upload or import; `GET /v1/assets` reports it as `max_import_bytes`',
+    more: ' (see [assets.md](docs/assets.md))',
     // An upload is held in memory until it is stored whole, so the bound stays well inside a Buffer.
     schema: z.coerce.number().int().positive().max(2 ** 30),
   },
   assetQuotaBytes: {
     flag: 'asset-quota-bytes', env: 'NODUS_MOCK_ASSET_QUOTA_BYTES', default: '1073741824',
-    help: 'asset bytes each tenant may store (default 1 GiB); beyond it uploads and imports answer 409',
+    help: 'asset bytes each tenant may store; beyond it uploads and imports answer 409',
     schema: z.coerce.number().int().positive().max(2 ** 50),
   },
   maxSnapshotBytes: {
     flag: 'max-snapshot-bytes', env: 'NODUS_MOCK_MAX_SNAPSHOT_BYTES', default: '4294967296',
-    help: 'largest snapshot PUT /_mock/snapshot and --restore take (default 4 GiB); a larger body answers 413',
+    help: 'largest snapshot `PUT /_mock/snapshot` and `--restore` take; a larger body answers 413',
+    more: '. The document streams through: its rows wait in temporary files (about its own size, in the system\'s temporary folder) until the restore\'s one transaction; see [snapshots.md](docs/snapshots.md#size)',
     // The document streams through, its rows spooled to temporary files, so no bound of memory
     // applies; the default is far above any tenant a test makes (1,000 training runs are 330 MB)
     // and stays a bound on the temporary disk a client can fill.
@@ -165,17 +196,20 @@ export const OPTIONS = {
   },
   webhookHosts: {
     flag: 'webhook-hosts', env: 'NODUS_MOCK_WEBHOOK_HOSTS', default: 'loopback,host.docker.internal',
-    help: 'hosts a webhook may deliver to, comma separated: names, IP addresses, `loopback`, or `*` for any',
+    help: 'hosts a webhook URL may name, comma separated: host names, IP addresses, `loopback` (localhost, 127.0.0.0/8, ::1) or `*` for any',
+    more: '; see [webhooks.md](docs/webhooks.md)',
     schema: z.string().transform(parseHostList),
   },
   allowedHosts: {
-    flag: 'allowed-hosts', env: 'NODUS_MOCK_ALLOWED_HOSTS', default: undefined,
-    help: 'more names the server answers to in the Host header, comma separated, or * for any (always: localhost, loopback addresses, the listening address, host.docker.internal)',
+    flag: 'allowed-hosts', env: 'NODUS_MOCK_ALLOWED_HOSTS', default: undefined, unset: 'own names only',
+    help: 'more names the server answers to in the `Host` header, comma separated, or `*` for any (always: localhost, loopback addresses, the listening address, host.docker.internal)',
+    more: '; see [Host names](#host-names)',
     schema: z.string().transform(parseHostList).optional(),
   },
   requestTimeoutMs: {
     flag: 'request-timeout-ms', env: 'NODUS_MOCK_REQUEST_TIMEOUT_MS', default: '60000',
-    help: 'wall milliseconds a client has to send a whole request, headers and body; a slower one is cut off with 408',
+    help: 'wall milliseconds a client has to send a whole request, headers and body; a slower one is answered 408 `request_timeout` and its connection closed',
+    more: ', which frees what an upload held',
     schema: z.coerce.number().int().min(1).max(3_600_000),
   },
   idleTimeoutMs: {
@@ -185,20 +219,23 @@ export const OPTIONS = {
   },
   uploadMemoryBytes: {
     flag: 'upload-memory-bytes', env: 'NODUS_MOCK_UPLOAD_MEMORY_BYTES', default: '268435456',
-    help: 'upload bytes all uploads in progress may hold in memory together (default 256 MiB); past it an upload is refused at once with 503',
+    help: 'upload bytes all uploads in progress may hold in memory together; past it an upload is refused at once, 503 `uploads_busy`',
+    more: ' with `Retry-After` (see [Uploads in memory and timeouts](#uploads-in-memory-and-timeouts))',
     schema: z.coerce.number().int().positive().max(2 ** 40),
   },
   uploadMemoryBytesPerTenant: {
     flag: 'upload-memory-bytes-per-tenant', env: 'NODUS_MOCK_UPLOAD_MEMORY_BYTES_PER_TENANT', default: '134217728',
-    help: 'upload bytes one tenant\'s uploads in progress may hold in memory together (default 128 MiB); past it an upload is refused at once with 429',
+    help: 'upload bytes one tenant\'s uploads in progress may hold in memory together; past it an upload is refused at once, 429 `too_many_uploads`',
+    more: ' with `Retry-After`',
     schema: z.coerce.number().int().positive().max(2 ** 40),
   },
   webhookTimeoutMs: {
     flag: 'webhook-timeout-ms', env: 'NODUS_MOCK_WEBHOOK_TIMEOUT_MS', default: '5000',
-    help: 'wall milliseconds a webhook receiver has to answer a delivery before the attempt counts as failed',
+    help: 'wall milliseconds a webhook receiver has to answer one delivery before the attempt counts as failed',
+    more: ', retried on the virtual clock',
     schema: z.coerce.number().int().min(1).max(600_000),
   },
-} as const;
+} as const satisfies Record<string, OptionSpec>;
 
 type Options = typeof OPTIONS;
 export type OptionName = keyof Options;
@@ -214,14 +251,35 @@ const ConfigSchema = z.object(
   },
 );
 
+const BINARY_UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
+
+/** 67108864 → 64 MiB: a count of bytes in the largest binary unit it is a whole number of. */
+function inBinaryUnits(bytes: number): string | undefined {
+  let unit = -1;
+  while (unit + 1 < BINARY_UNITS.length && bytes % 1024 ** (unit + 2) === 0) unit++;
+  return unit === -1 ? undefined : `${bytes / 1024 ** (unit + 1)} ${BINARY_UNITS[unit]}`;
+}
+
+/**
+ * A setting's default as `--help`, the docs table and the Node API's typings show it: the value
+ * (a count of bytes also in binary units), or what no value means. `api`: the Node API's.
+ */
+export function shownDefault(option: OptionSpec, api = false): { value: string; size?: string } | { words: string } {
+  const differs = api && option.api !== undefined;
+  const value = differs ? option.api!.default : option.default;
+  if (value === undefined) return { words: (differs ? option.api!.unset : option.unset) ?? 'none' };
+  const size = option.flag.includes('bytes') ? inBinaryUnits(Number(value)) : undefined;
+  return size === undefined ? { value } : { value, size };
+}
+
 export const HELP_TEXT = (() => {
-  const rows = Object.values(OPTIONS).map((o) => {
+  const rows = Object.values(OPTIONS).map((o: OptionSpec) => {
     const left = `  --${o.flag} <value>`;
-    // Some help texts already say their default in words (64 MiB); the raw value would repeat it.
-    const dflt = o.default === undefined || o.help.includes('(default') ? '' : ` (default ${o.default})`;
+    const shown = shownDefault(o);
+    const dflt = 'words' in shown ? `(default: ${shown.words})` : `(default ${shown.value}${shown.size ? ` = ${shown.size}` : ''})`;
     // A flag too long for its column gets its text on the next line rather than running into it.
     const head = left.length < 32 ? left.padEnd(32) : `${left}\n${''.padEnd(32)}`;
-    return `${head}${o.help}${dflt}\n${''.padEnd(32)}env ${o.env}`;
+    return `${head}${o.help} ${dflt}\n${''.padEnd(32)}env ${o.env}`;
   });
   return [
     'Usage: nodus-mock [options]',

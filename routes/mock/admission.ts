@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../openapi/common.js';
 import { BudgetUpdate, LeversUpdate, RecipeOverrideUpdate } from '../../openapi/mock.js';
 import { RecipeParams } from '../../openapi/params.js';
 import { RLRecipeDescriptor } from '../../openapi/rl-recipes.js';
@@ -16,7 +15,7 @@ export default (async function mockAdmissionRoutes(app) {
       summary: "Set this tenant's view of a recipe's availability: preview blocks, launch answers 503 rl_unavailable",
       params: RecipeParams,
       body: RecipeOverrideUpdate,
-      response: { 200: RLRecipeDescriptor, ...errorResponses(400, 404, 413, 415) },
+      response: { 200: RLRecipeDescriptor },
     },
   }, async (request) => control.overrideRecipe(request.tenant.id, request.params.id, request.body));
 
@@ -33,7 +32,7 @@ export default (async function mockAdmissionRoutes(app) {
       tags: ['mock'],
       summary: 'Set a monthly cap: admission answers 402 budget_exceeded when an estimate does not fit the headroom',
       body: BudgetUpdate,
-      response: { 200: BudgetView, ...errorResponses(400, 413, 415) },
+      response: { 200: BudgetView },
     },
   }, async (request) => {
     const budget = control.setBudget(request.tenant.id, request.body);
@@ -51,12 +50,12 @@ export default (async function mockAdmissionRoutes(app) {
       tags: ['mock'],
       summary: "Review expiry (a launch after valid_until answers 409 review_changed) and unrecoverable held-out errors of new launches; names only the levers to change",
       body: LeversUpdate,
-      response: { 200: LeversView, ...errorResponses(400, 413, 415) },
+      response: { 200: LeversView },
     },
   }, async (request) => control.setLevers(request.tenant.id, request.body));
 
   app.delete('/budget', {
-    schema: { operationId: 'deleteMockBudget', tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null(), ...errorResponses(400, 413, 415) } },
+    schema: { operationId: 'deleteMockBudget', tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null() } },
   }, async (request, reply) => {
     control.removeBudget(request.tenant.id);
     return reply.code(204).send(null);

@@ -19,7 +19,6 @@ export default (async function mockAssetRoutes(app) {
       params: AssetParams,
       response: {
         200: { description: 'the stored bytes', content: { 'application/octet-stream': { schema: BinaryBody } } },
-        ...errorResponses(400, 404),
       },
       [RESPONSE_HEADERS]: { 200: StoredBytesHeaders },
     },
@@ -34,7 +33,7 @@ export default (async function mockAssetRoutes(app) {
       tags: ['mock'],
       summary: 'The members of an uploaded archive, as checked and kept at upload',
       params: AssetParams,
-      response: { 200: AssetFiles, ...errorResponses(400, 404) },
+      response: { 200: AssetFiles },
     },
   }, async (request) => {
     const { asset, files } = assets.files(request.tenant.id, request.params.id);
@@ -48,7 +47,7 @@ export default (async function mockAssetRoutes(app) {
       summary: 'End a connection_query import in progress as failed, with the given error text',
       params: AssetParams,
       body: AssetFailRequest,
-      response: { 200: Asset, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 200: Asset, ...errorResponses(409) },
     },
   }, async (request) => assetView(assets.fail(request.tenant.id, request.params.id, request.body.error)));
 }) satisfies FastifyPluginAsyncZod;

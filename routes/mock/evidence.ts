@@ -24,7 +24,7 @@ export default (async function mockEvidenceRoutes(app) {
       querystring: IngestEventsQuery,
       // Fastify validates a body per media type; app.ts documents each.
       body: { content: { 'application/json': { schema: IngestEventsRequest }, 'text/plain': { schema: IngestEventsText } } },
-      response: { 200: IngestEventsResult, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 200: IngestEventsResult, ...errorResponses(409) },
     },
   }, async (request) =>
     evidence.ingest(request.tenant.id, request.params.id, request.body as IngestJson | string | undefined, request.query));
@@ -36,7 +36,7 @@ export default (async function mockEvidenceRoutes(app) {
       summary: 'Create or replace the private grading plan of one revision, with given, simulated or derived receipts',
       params: WorkloadParams,
       body: GradingPlanUpdate,
-      response: { 200: GradingPlanResult, ...errorResponses(400, 404, 413, 415) },
+      response: { 200: GradingPlanResult },
     },
   }, async (request) => evidence.putGradingPlan(request.tenant.id, request.params.id, request.body));
 }) satisfies FastifyPluginAsyncZod;

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../openapi/common.js';
 import { Fault, FaultList, FaultRule } from '../../openapi/mock.js';
 import { FaultParams } from '../../openapi/params.js';
 import { presentFault } from '../../server/http/views/fault.js';
@@ -18,7 +17,7 @@ export default (async function mockFaultRoutes(app) {
       tags: ['mock'],
       summary: 'Add a fault rule for this tenant\'s /v1 requests: error, delay, reset or drop_response',
       body: FaultRule,
-      response: { 201: Fault, ...errorResponses(400, 413, 415) },
+      response: { 201: Fault },
     },
   }, async (request, reply) => reply.code(201).send(presentFault(control.addFault(request.tenant.id, request.body))));
 
@@ -27,19 +26,19 @@ export default (async function mockFaultRoutes(app) {
       operationId: 'listMockFaults',
       tags: ['mock'],
       summary: 'This tenant\'s fault rules, oldest first, with remaining counts (exhausted ones included)',
-      response: { 200: FaultList, ...errorResponses() },
+      response: { 200: FaultList },
     },
   }, async (request) => ({ faults: control.faults(request.tenant.id).map(presentFault) }));
 
   app.delete('/faults/:id', {
-    schema: { operationId: 'deleteMockFault', tags: ['mock'], summary: 'Remove one fault rule', params: FaultParams, response: { 204: z.null(), ...errorResponses(400, 404, 413, 415) } },
+    schema: { operationId: 'deleteMockFault', tags: ['mock'], summary: 'Remove one fault rule', params: FaultParams, response: { 204: z.null() } },
   }, async (request, reply) => {
     control.removeFault(request.tenant.id, request.params.id);
     return reply.code(204).send(null);
   });
 
   app.delete('/faults', {
-    schema: { operationId: 'clearMockFaults', tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: z.null(), ...errorResponses(400, 413, 415) } },
+    schema: { operationId: 'clearMockFaults', tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: z.null() } },
   }, async (request, reply) => {
     control.clearFaults(request.tenant.id);
     return reply.code(204).send(null);

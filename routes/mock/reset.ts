@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errorResponses } from '../../openapi/common.js';
 import { ResetResult } from '../../openapi/mock.js';
 
 export default (async function mockResetRoutes(app) {
@@ -8,7 +7,7 @@ export default (async function mockResetRoutes(app) {
       operationId: 'resetMockTenant',
       tags: ['mock'],
       summary: 'Delete everything this tenant owns (workloads, keys, faults, overrides, budget, journal); clock back to the defaults',
-      response: { 200: ResetResult, ...errorResponses(400, 413, 415) },
+      response: { 200: ResetResult },
     },
   }, async (request) => ({ reset: true as const, deleted: app.services.control.reset(request.tenant.id) }));
 }) satisfies FastifyPluginAsyncZod;

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errorResponses } from '../../openapi/common.js';
 import { Snapshot, SnapshotRestored } from '../../openapi/snapshot.js';
 import { OPTIONS } from '../../server/config.js';
 import { ApiError } from '../../server/http/api-error.js';
@@ -46,7 +45,7 @@ export default (async function mockSnapshotRoutes(app) {
       operationId: 'getMockSnapshot',
       tags: ['mock'],
       summary: 'This tenant\'s whole state as one document that PUT /_mock/snapshot (or --restore) takes back',
-      response: { 200: Snapshot, ...errorResponses() },
+      response: { 200: Snapshot },
     },
   }, async (request, reply) => {
     const exported = await snapshots.snapshot(request.tenant.id);
@@ -59,7 +58,7 @@ export default (async function mockSnapshotRoutes(app) {
       tags: ['mock'],
       summary: 'Replace this tenant\'s whole state with a snapshot\'s, in one transaction; answers the rows restored per table',
       body: streamedBody(Snapshot),
-      response: { 200: SnapshotRestored, ...errorResponses(400, 413, 415) },
+      response: { 200: SnapshotRestored },
     },
   }, async (request, reply) => {
     // No body at all is an empty document, refused as one.

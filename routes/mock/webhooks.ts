@@ -13,7 +13,7 @@ export default (async function mockWebhookRoutes(app) {
       tags: ['mock'],
       summary: 'This tenant\'s webhook deliveries, oldest first, each with every attempt (status, error, latency, next retry)',
       querystring: WebhookDeliveryQuery,
-      response: { 200: WebhookDeliveryList, ...errorResponses(400) },
+      response: { 200: WebhookDeliveryList },
     },
   }, async (request) => {
     const { workload_id: workloadId, state, limit = 100 } = request.query;
@@ -26,7 +26,7 @@ export default (async function mockWebhookRoutes(app) {
       tags: ['mock'],
       summary: 'Send one delivery again, now, with the same webhook-id and a fresh retry schedule',
       params: WebhookDeliveryParams,
-      response: { 200: WebhookDelivery, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 200: WebhookDelivery, ...errorResponses(409) },
     },
   }, async (request) => deliveryView(webhooks.redeliver(request.tenant.id, request.params.id)));
 
@@ -35,7 +35,7 @@ export default (async function mockWebhookRoutes(app) {
       operationId: 'flushMockWebhooks',
       tags: ['mock'],
       summary: 'Wait until none of this tenant\'s deliveries is due: every due one attempted and recorded',
-      response: { 200: WebhookFlushResult, ...errorResponses(400, 413, 415) },
+      response: { 200: WebhookFlushResult },
     },
   }, async (request) => webhooks.flush(request.tenant.id));
 }) satisfies FastifyPluginAsyncZod;

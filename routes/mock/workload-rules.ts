@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../openapi/common.js';
 import { WorkloadRule, WorkloadRuleList, WorkloadRuleParams, WorkloadRuleView } from '../../openapi/workload-rules.js';
 import { presentWorkloadRule } from '../../server/http/views/workload-rule.js';
 
@@ -14,7 +13,7 @@ export default (async function mockWorkloadRuleRoutes(app) {
       tags: ['mock'],
       summary: 'Add a workload rule: an intervention on the workloads it matches, when its trigger comes',
       body: WorkloadRule,
-      response: { 201: WorkloadRuleView, ...errorResponses(400, 413, 415) },
+      response: { 201: WorkloadRuleView },
     },
   }, async (request, reply) => reply.code(201).send(presentWorkloadRule(workloadRules.add(request.tenant.id, request.body))));
 
@@ -23,7 +22,7 @@ export default (async function mockWorkloadRuleRoutes(app) {
       operationId: 'listMockWorkloadRules',
       tags: ['mock'],
       summary: 'This tenant\'s workload rules, oldest first, with their counters and the workloads each bound',
-      response: { 200: WorkloadRuleList, ...errorResponses() },
+      response: { 200: WorkloadRuleList },
     },
   }, async (request) => ({ rules: (await workloadRules.list(request.tenant.id)).map(presentWorkloadRule) }));
 
@@ -33,7 +32,7 @@ export default (async function mockWorkloadRuleRoutes(app) {
       tags: ['mock'],
       summary: 'Remove one workload rule (the workloads it bound keep it)',
       params: WorkloadRuleParams,
-      response: { 204: z.null(), ...errorResponses(400, 404, 413, 415) },
+      response: { 204: z.null() },
     },
   }, async (request, reply) => {
     workloadRules.remove(request.tenant.id, request.params.id);
@@ -45,7 +44,7 @@ export default (async function mockWorkloadRuleRoutes(app) {
       operationId: 'clearMockWorkloadRules',
       tags: ['mock'],
       summary: 'Remove all of this tenant\'s workload rules (the workloads they bound keep them)',
-      response: { 204: z.null(), ...errorResponses(400, 413, 415) },
+      response: { 204: z.null() },
     },
   }, async (request, reply) => {
     workloadRules.clear(request.tenant.id);

@@ -15,7 +15,7 @@ export default (async function mockWorkloadRoutes(app) {
       summary: 'Interrupt and recover the run: recovering, then running in generation + 1, replaying the last N task events',
       params: WorkloadParams,
       body: RecoverRequest,
-      response: { 200: InterventionResult, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 200: InterventionResult, ...errorResponses(409) },
     },
   }, async (request) => interventionView(workloads.recover(request.tenant.id, request.params.id, request.body.replay_last)));
 
@@ -26,7 +26,7 @@ export default (async function mockWorkloadRoutes(app) {
       summary: 'Count N task events as lost: dropped_events += N, truncated true',
       params: WorkloadParams,
       body: DropEventsRequest,
-      response: { 200: InterventionResult, ...errorResponses(400, 404, 413, 415) },
+      response: { 200: InterventionResult },
     },
   }, async (request) => interventionView(workloads.dropEvents(request.tenant.id, request.params.id, request.body.count)));
 
@@ -37,7 +37,7 @@ export default (async function mockWorkloadRoutes(app) {
       summary: 'End the workload as failed',
       params: WorkloadParams,
       body: FailRequest,
-      response: { 200: InterventionResult, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 200: InterventionResult, ...errorResponses(409) },
     },
   }, async (request) => interventionView(workloads.fail(request.tenant.id, request.params.id, request.body.reason)));
 }) satisfies FastifyPluginAsyncZod;

@@ -98,7 +98,7 @@ const uploadRoute: FastifyPluginAsyncZod = async (app) => {
       querystring: UploadQuery,
       headers: UploadHeaders,
       body: { content: { 'application/octet-stream': { schema: BinaryBody } } },
-      response: { 201: Asset, ...errorResponses(400, 409, 429, 500, 502, 503) },
+      response: { 201: Asset, ...errorResponses(409, 429, 500, 502, 503) },
       [RESPONSE_HEADERS]: { 201: ReplayedHeaders },
     },
     config: { validationCodes: UPLOAD_VALIDATION_CODES },
@@ -140,7 +140,7 @@ export default (async function assetRoutes(app) {
       tags: ['Assets'],
       summary: 'Import from a URL, GitHub or Hugging Face (201, ready) or a database query (202, importing; 200 when an earlier export is reused)',
       body: AssetImportRequest,
-      response: { 200: Asset, 201: Asset, 202: Asset, ...errorResponses(400, 409, 413, 415, 500, 502) },
+      response: { 200: Asset, 201: Asset, 202: Asset, ...errorResponses(409, 500, 502) },
     },
     config: { validationCodes: { body: 'invalid_import' } },
   }, async (request, reply) => {
@@ -154,7 +154,7 @@ export default (async function assetRoutes(app) {
       tags: ['Assets'],
       summary: 'One asset\'s metadata (never its contents)',
       params: AssetParams,
-      response: { 200: Asset, ...errorResponses(400, 404) },
+      response: { 200: Asset },
     },
   }, async (request) => assetView(assets.get(request.tenant.id, request.params.id)));
 
@@ -164,7 +164,7 @@ export default (async function assetRoutes(app) {
       tags: ['Assets'],
       summary: 'Delete an asset; 409 asset_in_use while it is importing or an active workload uses it',
       params: AssetParams,
-      response: { 204: z.null().describe('Asset deleted'), ...errorResponses(400, 404, 409, 413, 415, 500, 502) },
+      response: { 204: z.null().describe('Asset deleted'), ...errorResponses(409, 500, 502) },
     },
   }, async (request, reply) => {
     assets.delete(request.tenant.id, request.params.id);

@@ -16,7 +16,7 @@ export default (async function computeRoutes(app) {
       summary: 'The tenant\'s training newest first, runs sharing a sweep_id as one sweep_ item; instances and workspaces list nothing here',
       querystring: ComputeQuery,
       headers: ClientHeaders,
-      response: { 200: ComputeList, ...errorResponses(400, 403) },
+      response: { 200: ComputeList, ...errorResponses(403) },
     },
     config: { validationCodes },
   }, async (request) => {
@@ -35,7 +35,7 @@ export default (async function computeRoutes(app) {
       summary: 'One sweep\'s counts and its runs, newest first; 404 for a sweep with no training here',
       params: ComputeGroupParams,
       querystring: ComputeGroupQuery,
-      response: { 200: ComputeGroupPage, ...errorResponses(400, 404) },
+      response: { 200: ComputeGroupPage },
     },
     config: { validationCodes },
   }, async (request) => {

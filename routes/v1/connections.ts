@@ -13,7 +13,7 @@ export default (async function connectionRoutes(app) {
       tags: ['Connections'],
       summary: 'Verify and create a connection pinning the named secret\'s current version',
       body: ConnectionCreate,
-      response: { 201: Connection, ...errorResponses(400, 413, 415) },
+      response: { 201: Connection },
     },
     config: { validationCodes: { body: 'invalid_connection' } },
   }, async (request, reply) => reply.code(201).send(connectionView(connections.create(request.tenant.id, request.tenant.keyId, request.body))));
@@ -23,7 +23,7 @@ export default (async function connectionRoutes(app) {
       operationId: 'listConnections',
       tags: ['Connections'],
       summary: 'The tenant\'s connections, oldest first; never a credential',
-      response: { 200: ConnectionList, ...errorResponses() },
+      response: { 200: ConnectionList },
     },
   }, async (request) => ({ connections: connections.list(request.tenant.id).map(connectionView) }));
 
@@ -33,7 +33,7 @@ export default (async function connectionRoutes(app) {
       tags: ['Connections'],
       summary: 'One connection, by name or id',
       params: ConnectionParams,
-      response: { 200: Connection, ...errorResponses(400, 404) },
+      response: { 200: Connection },
     },
   }, async (request) => connectionView(connections.get(request.tenant.id, request.params.id)));
 
@@ -43,7 +43,7 @@ export default (async function connectionRoutes(app) {
       tags: ['Connections'],
       summary: 'Delete a connection; 409 connection_in_use while an active workload or query export uses it',
       params: ConnectionParams,
-      response: { 204: z.null().describe('Connection deleted'), ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 204: z.null().describe('Connection deleted'), ...errorResponses(409) },
     },
   }, async (request, reply) => {
     connections.delete(request.tenant.id, request.params.id);
@@ -56,7 +56,7 @@ export default (async function connectionRoutes(app) {
       tags: ['Connections'],
       summary: 'Reverify with the pinned secret version; 400 connection_stale once the secret moved on',
       params: ConnectionParams,
-      response: { 200: Connection, ...errorResponses(400, 404, 413, 415) },
+      response: { 200: Connection },
     },
   }, async (request) => connectionView(connections.verify(request.tenant.id, request.params.id)));
 }) satisfies FastifyPluginAsyncZod;

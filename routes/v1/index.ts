@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { deriveErrorResponses } from '../../server/http/error-responses.js';
 import assetRoutes from './assets.js';
 import computeRoutes from './compute.js';
 import connectionRoutes from './connections.js';
@@ -20,7 +21,8 @@ import workloadRoutes from './workloads.js';
 /**
  * The contract's surface, registered with the prefix /v1. Its hooks are its own: the key check,
  * the request journal and the fault rules act on these routes (and on unknown paths under /v1)
- * and on nothing else.
+ * and on nothing else. Each route's error responses are derived from what it takes, beside the
+ * ones its own rules answer.
  */
 const v1: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', app.authenticate);
@@ -28,6 +30,7 @@ const v1: FastifyPluginAsync = async (app) => {
   app.addHook('preValidation', app.faultHooks.preValidation);
   app.addHook('onSend', app.faultHooks.onSend);
   app.setNotFoundHandler(app.notFound);
+  app.addHook('onRoute', deriveErrorResponses);
 
   await app.register(meRoutes);
   await app.register(rlRecipeRoutes);

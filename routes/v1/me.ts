@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../openapi/common.js';
 
 const Me = z.object({
   email: z.string().optional(),
@@ -13,7 +12,7 @@ export default (async function meRoutes(app) {
     schema: {
       operationId: 'identity',
       summary: 'Who this API key is',
-      response: { 200: Me, ...errorResponses() },
+      response: { 200: Me },
     },
   }, async (request) => ({ tenant: request.tenant.id, key_id: request.tenant.keyId }));
 }) satisfies FastifyPluginAsyncZod;

@@ -16,7 +16,7 @@ export default (async function outputRoutes(app) {
       tags: ['Workloads'],
       summary: 'Outputs of completed stages, with their SHA-256 and size',
       params: WorkloadParams,
-      response: { 200: z.object({ workload_id: z.string(), outputs: z.array(Output) }), ...errorResponses(400, 404) },
+      response: { 200: z.object({ workload_id: z.string(), outputs: z.array(Output) }) },
     },
   }, async (request) => {
     const { workloadId, outputs } = workloads.outputs(request.tenant.id, request.params.id);
@@ -32,7 +32,7 @@ export default (async function outputRoutes(app) {
       querystring: OutputQuery,
       response: {
         200: { description: 'the file\'s bytes; X-Nodus-SHA256 carries their digest', content: { 'application/octet-stream': { schema: BinaryBody } } },
-        ...errorResponses(400, 404, 409),
+        ...errorResponses(409),
       },
       [RESPONSE_HEADERS]: { 200: OutputHeaders },
     },

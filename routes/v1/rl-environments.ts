@@ -16,7 +16,7 @@ export default (async function rlEnvironmentRoutes(app) {
       operationId: 'listRLEnvironments',
       tags: ['RL'],
       summary: 'The environment catalog: what each environment is and, when runnable, its launch and examples',
-      response: { 200: RLEnvironmentList, ...errorResponses() },
+      response: { 200: RLEnvironmentList },
     },
   }, async () => {
     const { reviewedAt, environments } = catalog.environments();
@@ -29,7 +29,7 @@ export default (async function rlEnvironmentRoutes(app) {
       tags: ['RL'],
       summary: 'One catalog environment, the same entry as in the list',
       params: EnvironmentParams,
-      response: { 200: RLEnvironment, ...errorResponses(400, 404) },
+      response: { 200: RLEnvironment },
     },
   }, async (request) => catalog.environment(request.params.environment));
 
@@ -39,7 +39,7 @@ export default (async function rlEnvironmentRoutes(app) {
       tags: ['RL'],
       summary: 'The exact workload the example\'s run route would submit under the default name; starts and charges nothing',
       params: ExampleParams,
-      response: { 200: z.object({ workload: WorkloadPayload }), ...errorResponses(400, 404) },
+      response: { 200: z.object({ workload: WorkloadPayload }) },
     },
   }, async (request) => ({ workload: launches.exampleWorkload(request.params.environment, request.params.example) }));
 
@@ -53,7 +53,7 @@ export default (async function rlEnvironmentRoutes(app) {
       body: RLExampleRunRequest,
       // The contract's body is optional; server/app.ts documents it so.
       [OPTIONAL_BODY]: true,
-      response: { 202: SubmitResult, ...errorResponses(400, 402, 404, 409, 413, 415) },
+      response: { 202: SubmitResult, ...errorResponses(402, 409) },
       [RESPONSE_HEADERS]: { 202: ReplayedHeaders },
     },
     preValidation: async (request) => {

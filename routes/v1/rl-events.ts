@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errorResponses } from '../../openapi/common.js';
 import { NoStoreHeaders } from '../../openapi/headers.js';
 import { RLEventPageQuery, WorkloadParams } from '../../openapi/params.js';
 import { RLEventPage } from '../../openapi/rl-evidence.js';
@@ -17,7 +16,7 @@ export default (async function rlEventRoutes(app) {
       summary: 'RL task evidence, keyset-paged with opaque cursors',
       params: WorkloadParams,
       querystring: RLEventPageQuery,
-      response: { 200: RLEventPage, ...errorResponses(400, 404) },
+      response: { 200: RLEventPage },
       [RESPONSE_HEADERS]: { 200: NoStoreHeaders },
     },
     config: { validationCodes: { 'querystring.limit': 'invalid_limit', 'querystring.after': 'invalid_cursor' } },

@@ -15,7 +15,7 @@ export default (async function rlGradingRoutes(app) {
       summary: 'Private grading receipts of one plan revision, with the workload status of the same snapshot',
       params: WorkloadParams,
       querystring: GradingResultsQuery,
-      response: { 200: RLGradingResults, ...errorResponses(400, 404, 500) },
+      response: { 200: RLGradingResults, ...errorResponses(500) },
       [RESPONSE_HEADERS]: { 200: NoStoreHeaders },
     },
     config: { validationCodes: { querystring: 'invalid_revision' } },

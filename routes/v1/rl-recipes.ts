@@ -1,7 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../openapi/common.js';
 import { RLRecipeList } from '../../openapi/rl-recipes.js';
 import type { RecipeList } from '../../server/domain/launches/recipes.js';
 import { sendEncodedJson } from '../../server/http/encoded.js';
@@ -21,7 +20,7 @@ export default (async function rlRecipeRoutes(app) {
       operationId: 'listRLRecipes',
       tags: ['RL'],
       summary: 'The managed RL recipes, with this tenant\'s availability',
-      response: { 200: RLRecipeList, ...errorResponses() },
+      response: { 200: RLRecipeList },
     },
   // Not async: nothing here awaits, and a promise per request (with Fastify's then() on it) is
   // work the answer does not need; Fastify sends what a synchronous handler throws as usual.

@@ -15,7 +15,7 @@ export default (async function rlRunRoutes(app) {
       tags: ['RL'],
       summary: 'Normalise and review a run: phases, outputs, estimate and the review token to launch it with',
       body: RLRecipeRequest,
-      response: { 200: RLRunPreview, ...errorResponses(400, 413, 415) },
+      response: { 200: RLRunPreview },
       [RESPONSE_HEADERS]: { 200: PreviewHeaders },
     },
   }, async (request, reply) => {
@@ -32,7 +32,7 @@ export default (async function rlRunRoutes(app) {
       summary: 'Launch a reviewed run (Idempotency-Key required; a same-key retry replays)',
       headers: KeyedHeaders,
       body: RLRunRequest,
-      response: { 202: SubmitResult, ...errorResponses(400, 402, 409, 413, 415, 503) },
+      response: { 202: SubmitResult, ...errorResponses(402, 409, 503) },
       [RESPONSE_HEADERS]: { 202: ReplayedHeaders },
     },
     preValidation: keyBeforeBody,

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { errorResponses } from '../../openapi/common.js';
 import { WorkloadParams } from '../../openapi/params.js';
 import { RLSummary } from '../../openapi/rl-evidence.js';
 
@@ -12,7 +11,7 @@ export default (async function rlSummaryRoutes(app) {
       tags: ['RL'],
       summary: 'Per-phase tallies of the task evidence and the before/after comparison',
       params: WorkloadParams,
-      response: { 200: RLSummary, ...errorResponses(400, 404) },
+      response: { 200: RLSummary },
     },
   }, async (request) => evidence.summary(request.tenant.id, request.params.id));
 }) satisfies FastifyPluginAsyncZod;

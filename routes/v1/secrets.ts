@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { sandboxErrorResponses, SecretList, SecretMetadata, SecretParams, SecretWrite } from '../../openapi/secrets.js';
+import { SecretList, SecretMetadata, SecretParams, SecretWrite } from '../../openapi/secrets.js';
 import { secretView } from '../../server/http/views/connection.js';
 
 /**
@@ -17,7 +17,7 @@ export default (async function secretRoutes(app) {
       tags: ['Secrets'],
       summary: 'Write a secret version: a new name starts at version 1, an existing one moves to the next',
       body: SecretWrite,
-      response: { 201: SecretMetadata, ...sandboxErrorResponses(400, 413, 415) },
+      response: { 201: SecretMetadata },
     },
     config,
   }, async (request, reply) => reply.code(201).send(secretView(secrets.put(request.tenant.id, request.body))));
@@ -27,7 +27,7 @@ export default (async function secretRoutes(app) {
       operationId: 'listSecrets',
       tags: ['Secrets'],
       summary: 'The tenant\'s secret names and current versions, oldest first; never a value',
-      response: { 200: SecretList, ...sandboxErrorResponses() },
+      response: { 200: SecretList },
     },
     config,
   }, async (request) => ({ secrets: secrets.list(request.tenant.id).map(secretView) }));
@@ -38,7 +38,7 @@ export default (async function secretRoutes(app) {
       tags: ['Secrets'],
       summary: 'Retire a secret; connections that pin it take no new use',
       params: SecretParams,
-      response: { 204: z.null().describe('Secret deleted'), ...sandboxErrorResponses(400, 404, 413, 415) },
+      response: { 204: z.null().describe('Secret deleted') },
     },
     config,
   }, async (request, reply) => {

@@ -14,7 +14,7 @@ export default (async function workloadFreezeRoutes(app) {
       tags: ['Workloads'],
       summary: 'Freeze an active workload: its state is saved and its compute released; no progress and no spend until resumed',
       params: WorkloadParams,
-      response: { 202: WorkloadFreeze, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 202: WorkloadFreeze, ...errorResponses(409) },
     },
   }, async (request, reply) => reply.code(202).send(workloads.freeze(request.tenant.id, request.params.id)));
 
@@ -24,7 +24,7 @@ export default (async function workloadFreezeRoutes(app) {
       tags: ['Workloads'],
       summary: 'The workload\'s latest freeze and where it stands; 404 when it was never frozen',
       params: WorkloadParams,
-      response: { 200: WorkloadFreeze, ...errorResponses(400, 404) },
+      response: { 200: WorkloadFreeze },
     },
   }, async (request) => workloads.freezeState(request.tenant.id, request.params.id));
 
@@ -34,7 +34,7 @@ export default (async function workloadFreezeRoutes(app) {
       tags: ['Workloads'],
       summary: 'Resume a frozen (or freezing) workload where it stopped',
       params: WorkloadParams,
-      response: { 202: WorkloadFreeze, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 202: WorkloadFreeze, ...errorResponses(409) },
     },
   }, async (request, reply) => reply.code(202).send(workloads.resume(request.tenant.id, request.params.id)));
 }) satisfies FastifyPluginAsyncZod;

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../openapi/common.js';
 import { LogHeaders } from '../../openapi/headers.js';
 import { LiveLogQuery, WorkloadLogQuery, WorkloadParams } from '../../openapi/params.js';
 import { LiveLogPage } from '../../openapi/workloads.js';
@@ -23,7 +22,7 @@ export default (async function workloadLogRoutes(app) {
         'served). 404 when the attempt has written no line yet.',
       params: WorkloadParams,
       querystring: WorkloadLogQuery,
-      response: { 200: { description: 'the log text', content: { 'text/plain': { schema: z.string() } } }, ...errorResponses(400, 404) },
+      response: { 200: { description: 'the log text', content: { 'text/plain': { schema: z.string() } } } },
       [RESPONSE_HEADERS]: { 200: LogHeaders },
     },
   }, async (request, reply) => {
@@ -48,7 +47,7 @@ export default (async function workloadLogRoutes(app) {
       summary: 'Log lines after a cursor, one chunk per line, across stages and generations',
       params: WorkloadParams,
       querystring: LiveLogQuery,
-      response: { 200: LiveLogPage, ...errorResponses(400, 404) },
+      response: { 200: LiveLogPage },
     },
     config: { validationCodes: { 'querystring.after': 'invalid_cursor' } },
   }, async (request) =>

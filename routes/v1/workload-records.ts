@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorResponses } from '../../openapi/common.js';
 import { WorkloadParams } from '../../openapi/params.js';
 import { Artifact, CustomerLedgerEntry, RoutingPlacement, Settlement } from '../../openapi/workloads.js';
 
@@ -13,7 +12,7 @@ export default (async function workloadRecordRoutes(app) {
       tags: ['Workloads'],
       summary: 'Checkpoint manifests in the order written: every 5 GRPO steps and the last one, and one per completed freeze',
       params: WorkloadParams,
-      response: { 200: z.object({ artifacts: z.array(Artifact) }), ...errorResponses(400, 404) },
+      response: { 200: z.object({ artifacts: z.array(Artifact) }) },
     },
   }, async (request) => ({ artifacts: workloads.artifacts(request.tenant.id, request.params.id) }));
 
@@ -25,7 +24,6 @@ export default (async function workloadRecordRoutes(app) {
       params: WorkloadParams,
       response: {
         200: z.object({ workload_id: z.string(), entries: z.array(CustomerLedgerEntry), settlement: Settlement }),
-        ...errorResponses(400, 404),
       },
     },
   }, async (request) => workloads.ledger(request.tenant.id, request.params.id));
@@ -36,7 +34,7 @@ export default (async function workloadRecordRoutes(app) {
       tags: ['Workloads'],
       summary: 'Where each stage ran, one placement per generation; a recovery adds one',
       params: WorkloadParams,
-      response: { 200: z.object({ workload_id: z.string(), placements: z.array(RoutingPlacement) }), ...errorResponses(400, 404) },
+      response: { 200: z.object({ workload_id: z.string(), placements: z.array(RoutingPlacement) }) },
     },
   }, async (request) => workloads.routing(request.tenant.id, request.params.id));
 }) satisfies FastifyPluginAsyncZod;

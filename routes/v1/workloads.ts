@@ -41,7 +41,7 @@ export default (async function workloadRoutes(app) {
       summary: 'Submit a workload (Idempotency-Key required; a same-key retry replays)',
       headers: KeyedHeaders,
       body: WorkloadPayload,
-      response: { 202: SubmitResult, ...errorResponses(400, 402, 409, 413, 415) },
+      response: { 202: SubmitResult, ...errorResponses(402, 409) },
       [RESPONSE_HEADERS]: { 202: ReplayedHeaders },
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
@@ -57,7 +57,6 @@ export default (async function workloadRoutes(app) {
       body: WorkloadPayload,
       response: {
         200: z.object({ valid: z.literal(true), submitted: z.literal(false), workload: WorkloadPayload, message: z.string() }),
-        ...errorResponses(400, 413, 415),
       },
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
@@ -72,7 +71,7 @@ export default (async function workloadRoutes(app) {
       tags: ['Workloads'],
       summary: 'Workloads of this tenant, newest first; next_offset is omitted on the last page',
       querystring: ListQuery,
-      response: { 200: z.object({ workloads: z.array(WorkloadListItem), next_offset: z.int().optional() }), ...errorResponses(400, 403) },
+      response: { 200: z.object({ workloads: z.array(WorkloadListItem), next_offset: z.int().optional() }), ...errorResponses(403) },
     },
   }, async (request) => {
     const { workloads: listed, nextOffset } = await workloads.list(request.tenant.id, request.query);
@@ -86,7 +85,7 @@ export default (async function workloadRoutes(app) {
       tags: ['Workloads'],
       summary: 'One workload, materialised up to this tenant\'s virtual now',
       params: WorkloadParams,
-      response: { 200: Workload, ...errorResponses(400, 404) },
+      response: { 200: Workload },
     },
   }, async (request) => workloads.describe(request.tenant.id, request.params.id));
 
@@ -96,7 +95,7 @@ export default (async function workloadRoutes(app) {
       tags: ['Workloads'],
       summary: 'Request cancellation; a finished workload is left as it is',
       params: WorkloadParams,
-      response: { 202: z.object({ status: z.string() }), ...errorResponses(400, 404, 413, 415) },
+      response: { 202: z.object({ status: z.string() }) },
     },
   }, async (request, reply) => {
     workloads.cancel(request.tenant.id, request.params.id);
@@ -110,7 +109,7 @@ export default (async function workloadRoutes(app) {
       summary: 'Lifecycle events after the given sequence id, ascending, at most 100',
       params: WorkloadParams,
       querystring: z.object({ after: z.coerce.number().int().min(0).optional() }),
-      response: { 200: z.object({ events: z.array(WorkloadEvent) }), ...errorResponses(400, 404) },
+      response: { 200: z.object({ events: z.array(WorkloadEvent) }) },
     },
   }, async (request) => ({
     events: workloads.events(request.tenant.id, request.params.id, request.query.after ?? 0).map((e) => ({

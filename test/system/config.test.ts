@@ -86,6 +86,15 @@ t.test('--help keeps each flag apart from its text and shows each default once',
   }
 });
 
+t.test('--help shows each default from the table, never from a help text', async (t) => {
+  for (const o of Object.values(OPTIONS)) {
+    t.notMatch(o.help, /\(default/, `--${o.flag}: its help says no default of its own`);
+    const row = HELP_TEXT.slice(HELP_TEXT.indexOf(`--${o.flag} <value>`), HELP_TEXT.indexOf(`env ${o.env}\n`));
+    t.match(row, o.default === undefined ? '(default: ' : `(default ${o.default}`, `--${o.flag}`);
+  }
+  t.match(HELP_TEXT, '(default 67108864 = 64 MiB)', 'a count of bytes also in binary units');
+});
+
 t.test('--help lists every flag and variable; --version is recognised', async (t) => {
   t.same(resolveCli(['--help'], {}), { kind: 'help' });
   t.same(resolveCli(['--version'], {}), { kind: 'version' });
