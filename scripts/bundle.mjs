@@ -74,7 +74,7 @@ await build({
   // to its own folder; @fastify/swagger only generates the document (`npm run openapi`) or serves
   // /docs. Both are direct dependencies, so they resolve from an install as they do here.
   // better-sqlite3's JavaScript is bundled (resolving and compiling its files from node_modules
-  // was about 5 ms of a start); its native addon is loaded from its package (store/connection.ts).
+  // was about 5 ms of a start); its native addon is loaded from its package (store/sqlite-addon.ts).
   external: ['@fastify/swagger', '@fastify/swagger-ui'],
   plugins: [lazyBuiltins, jsoncParser],
   // import() of those becomes require(): a script compiled through node:vm has no module loader.

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { connect } from './connection.js';
+import { connect } from './sqlite-addon.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export type Db = Database.Database;

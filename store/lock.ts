@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { connect } from './connection.js';
+import { connect } from './sqlite-addon.js';
 
 /** Another live process serves this database file: a configuration mistake, like a bad flag. */
 export class DatabaseInUseError extends Error {

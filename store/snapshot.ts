@@ -1,4 +1,4 @@
-import { connect } from './connection.js';
+import { connect } from './sqlite-addon.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { tenantTables, type RowOwner, type TablesWhere } from './tenant-tables.js';
