@@ -54,7 +54,7 @@ export const ROLES: Record<string, string> = {
   'server/domain/ids.ts': 'the new workload\'s id',
   'server/domain/workloads/rows.ts': 'the new workload\'s row',
   'server/domain/workloads/rules.ts': '`bindRules`: the tenant\'s workload rules that match it, fixed into the run',
-  'store/index.ts': '`writeTogether`: the group commit and its riders',
+  'store/transactions.ts': '`writeTogether`: the group commit and its riders',
   'store/checkpointer.ts': 'counts the commit; every so many, a checkpoint on its thread',
   'store/tenant-cache.ts': 'the tenant\'s clock, faults, rules, levers, overrides, budget and keys, read once',
   'store/tenants.ts': 'the tenant\'s clock row',

@@ -1,0 +1,109 @@
+import { createCheckpointer } from './checkpointer.js';
+import type { Db } from './db.js';
+import type { TenantCache } from './tenant-cache.js';
+
+interface QueuedWrite {
+  fn: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+
+/**
+ * Work that rides along every group commit, after its writes. It may answer how to put back what
+ * it took: called when the group's transaction fails, so nothing it wrote is lost with the rollback.
+ */
+export type Rider = () => (() => void) | void;
+
+/**
+ * How state changes reach the database: one IMMEDIATE transaction each (write), or committed
+ * together with the others of an event-loop turn (writeTogether, the group commit, with its
+ * riders); each commit counted for the checkpointer's thread.
+ */
+export function createTransactions(db: Db, cache: TenantCache) {
+  // One transaction function for every write: better-sqlite3 builds four wrappers and defines
+  // their properties each time db.transaction() is called, which showed in request profiles.
+  // Called inside a transaction, it runs fn in a SAVEPOINT that a throw rolls back alone.
+  const inTransaction = db.transaction(<T>(fn: () => T): T => fn());
+  const checkpointer = db.memory ? undefined : createCheckpointer(db.name);
+
+  let queued: QueuedWrite[] = [];
+  const riders: Rider[] = [];
+  const commitQueued = () => {
+    const writes = queued;
+    queued = [];
+    const outcomes: Outcome[] = [];
+    const putBack: (() => void)[] = [];
+    cache.outsideTransaction();
+    try {
+      inTransaction.immediate(() => {
+        for (const { fn } of writes) {
+          try {
+            outcomes.push({ ok: true, value: inTransaction(fn) });
+          } catch (err) {
+            outcomes.push({ ok: false, err });
+          }
+        }
+        for (const ride of riders) {
+          const back = ride();
+          if (back) putBack.push(back);
+        }
+      });
+    } catch {
+      for (const back of putBack) back();
+      // The commit itself failed, so none of these was stored: each gets a transaction of its own.
+      for (const { fn, resolve, reject } of writes) {
+        try {
+          resolve(inTransaction.immediate(fn));
+        } catch (err) {
+          reject(err);
+        }
+      }
+      return;
+    }
+    checkpointer?.committed();
+    writes.forEach(({ resolve, reject }, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) resolve(outcome.value);
+      else reject(outcome.err);
+    });
+  };
+  return {
+    /** Runs fn in one IMMEDIATE transaction: one state change, one commit. */
+    write<T>(fn: () => T): T {
+      if (!db.inTransaction) cache.outsideTransaction();
+      const value = inTransaction.immediate(fn) as T;
+      // Nested in another transaction, this was a SAVEPOINT: the outer commit is the one to count.
+      if (!db.inTransaction) checkpointer?.committed();
+      return value;
+    },
+    /**
+     * One state change like write(), committed together with the others queued in this
+     * event-loop turn (group commit): a launch's commit and its WAL pages were the largest part of
+     * its cost (bench/). Each runs in a SAVEPOINT of the group's transaction, so a throw undoes
+     * its own writes only; the promise settles after the COMMIT, so an answer built on it is
+     * never sent for an uncommitted change.
+     */
+    writeTogether<T>(fn: () => T): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        if (queued.push({ fn, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(commitQueued);
+      });
+    },
+    /** fn runs inside every group commit, after the queued writes; it must handle its own errors. */
+    onGroupCommit(fn: Rider): void {
+      riders.push(fn);
+    },
+    /**
+     * Asks the checkpointer's thread to copy the WAL into the database now, after a commit of many
+     * pages (a restore): otherwise a later commit past wal_autocheckpoint copies them on the event loop.
+     */
+    checkpointSoon(): void {
+      checkpointer?.request();
+    },
+    /** Stops the checkpointer's thread. */
+    close(): void {
+      void checkpointer?.close();
+    },
+  };
+}
