@@ -41,7 +41,7 @@ export const ROLES: Record<string, string> = {
   'server/domain/control/faults.ts': 'takes a matching fault rule (none here)',
   'server/domain/clock.ts': 'the tenant\'s virtual now',
   'server/domain/launches/service.ts': 'the body\'s fingerprint, the operation `rl_run.launch`',
-  'server/domain/launches/idempotency.ts': '`admitOnce`: a committed record replays without a write; else one unit in the group commit',
+  'server/domain/keyed-admission.ts': '`admitOnce`: a committed record replays without a write; else one unit in the group commit',
   'server/domain/canonical.ts': 'the canonical JSON the fingerprint hashes',
   'server/domain/unit-of-work.ts': '`atNowTogether`: the transaction, the tenant at its now, the outbox',
   'server/domain/launches/rl-runs.ts': '`admitLaunch`: normalise, the review token, its expiry, availability; the grading plan',

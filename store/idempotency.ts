@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { idempotencyEntry, type NOT_CACHED, type TenantCache } from './tenant-cache.js';
+import { idempotencyEntry, NOT_CACHED, type TenantCache } from './tenant-cache.js';
 
 /** A keyed admission: what made the request "the same", and the workload it admitted. */
 export interface IdempotencyRecord {
@@ -23,9 +23,10 @@ export function createIdempotencyStore(db: Db, cache: TenantCache) {
     find(tenantId: string, scope: string, key: string): IdempotencyRecord | undefined {
       return cache.read(tenantId, idempotencyEntry(scope, key), () => find.get(tenantId, scope, key));
     },
-    /** The committed record if memory holds it, without a statement; NOT_CACHED otherwise. */
-    cached(tenantId: string, scope: string, key: string): IdempotencyRecord | typeof NOT_CACHED {
-      return cache.peek<IdempotencyRecord>(tenantId, idempotencyEntry(scope, key));
+    /** What memory knows of the key without a statement (its record, or that it has none); undefined when only the file knows. */
+    cached(tenantId: string, scope: string, key: string): { record: IdempotencyRecord | undefined } | undefined {
+      const known = cache.peek<IdempotencyRecord | undefined>(tenantId, idempotencyEntry(scope, key));
+      return known === NOT_CACHED ? undefined : { record: known };
     },
     /** Replaces an expired record under the same key. */
     save(tenantId: string, scope: string, key: string, r: IdempotencyRecord): void {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
-import type { IdempotentAnswer } from '../domain/launches/idempotency.js';
+import type { IdempotentAnswer } from '../domain/keyed-admission.js';
 import { IdempotencyKey } from '../../openapi/headers.js';
 import { objectJson, sendEncodedJson } from './encoded.js';
 import { SubmitResult } from '../../openapi/workloads.js';

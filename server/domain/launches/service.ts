@@ -5,7 +5,7 @@ import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { admitExampleRun, exampleWorkload, findExample } from './example-runs.js';
 import { budgetReady } from './admission.js';
-import { admitOnce } from './idempotency.js';
+import { admitOnce } from '../keyed-admission.js';
 import { createRecipeLists } from './recipes.js';
 import { admitLaunch, launchFingerprint, previewRun } from './rl-runs.js';
 

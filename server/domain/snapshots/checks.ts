@@ -23,7 +23,7 @@ import { CLOCK_RANGE_MS, inClockRange, isoTime } from '../clock.js';
 import { egressHosts, planConnection, type PlannedConnection } from '../connections/rules.js';
 import { badRequest, DomainError } from '../errors.js';
 import { nestsTooDeep, TOO_DEEP } from '../json-depth.js';
-import { KEYED_OPERATIONS } from '../launches/idempotency.js';
+import { KEYED_OPERATIONS } from '../keyed-admission.js';
 import { StoredSimSpec } from '../launches/spec.js';
 import { RESERVED_PREFIX } from '../secrets/service.js';
 import { refusedWebhookUrl } from '../webhooks/hosts.js';

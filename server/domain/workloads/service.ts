@@ -11,7 +11,7 @@ import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { admitCustomWorkload, checkSubmission } from '../launches/custom-runs.js';
-import { admitOnce } from '../launches/idempotency.js';
+import { admitOnce } from '../keyed-admission.js';
 import { changeFreeze, freezeView, type FreezeChange } from './freeze.js';
 import { intervene } from './interventions.js';
 import type { RunContext } from './materialise.js';

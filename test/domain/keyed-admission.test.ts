@@ -1,8 +1,8 @@
 import t from 'tap';
-import { DomainError } from '../../../server/domain/errors.js';
-import { admitOnce } from '../../../server/domain/launches/idempotency.js';
-import type { TenantUnit } from '../../../server/domain/unit-of-work.js';
-import { domainServices } from '../../helpers/domain.js';
+import { DomainError } from '../../server/domain/errors.js';
+import { admitOnce } from '../../server/domain/keyed-admission.js';
+import type { TenantUnit } from '../../server/domain/unit-of-work.js';
+import { domainServices } from '../helpers/domain.js';
 
 /** An operation whose admissions are counted, refused while `refuse` says so. */
 function operation(fingerprint: string, refuse = () => false) {

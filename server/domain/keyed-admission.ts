@@ -1,10 +1,9 @@
-import { conflict } from '../errors.js';
-import { budgetReady } from './admission.js';
-import type { DomainContext } from '../context.js';
-import type { TenantUnit } from '../unit-of-work.js';
-import { submitResult } from '../workloads/rows.js';
-import { NOT_CACHED } from '../../../store/tenant-cache.js';
-import type { IdempotencyRecord } from '../../../store/idempotency.js';
+import type { IdempotencyRecord } from '../../store/idempotency.js';
+import type { DomainContext } from './context.js';
+import { conflict } from './errors.js';
+import { budgetReady } from './launches/admission.js';
+import type { TenantUnit } from './unit-of-work.js';
+import { submitResult } from './workloads/rows.js';
 
 /** The operations a client makes idempotent with a key; a key is scoped to one of them. */
 export const KEYED_OPERATIONS = ['rl_run.launch', 'workload.submit', 'example.run'] as const;
@@ -25,7 +24,7 @@ export interface IdempotentAnswer {
 }
 
 /**
- * A key admits once. Lookup, admission and the record are one synchronous SQLite transaction (a
+ * A keyed admission (a launch, a submit, an example run) admits once per key. Lookup, admission and the record are one synchronous SQLite transaction (a
  * savepoint of the turn's group commit), so concurrent duplicates are serialised by construction:
  * the second one finds the first's record and replays it, never creating a second resource and
  * never answering a conflict. Only successful admissions are recorded: a refused request leaves
@@ -50,7 +49,7 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   // itself: a duplicate queued in the same group finds the record. Looking in the file first
   // would cost every new key a read transaction of its own (the launch profile).
   const known = store.idempotency.cached(tenantId, req.operation, key);
-  const early = known === NOT_CACHED ? undefined : replayOf(known, clock.nowMs(tenantId));
+  const early = known && replayOf(known.record, clock.nowMs(tenantId));
   if (early) return early;
   await budgetReady(deps, tenantId);
   const answer = await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
