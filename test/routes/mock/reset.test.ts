@@ -1,7 +1,7 @@
 import t from 'tap';
 import { KEPT_BY_RESET, TENANT_TABLES } from '../../../store/reset.js';
 import { legCounting, previewAndLaunch } from '../../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 /** Gives the tenant of `key` something in every table a /_mock or /v1 call can fill. */
 async function furnish(s: TestServer, key: string) {
@@ -21,7 +21,7 @@ const rowsOf = (s: TestServer, tenant: string) =>
   ]));
 
 t.test('reset empties one tenant and leaves the other untouched', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const a = s.key;
   const b = freshKey();
   const tenantA = (await s.call('GET', '/v1/me', { key: a })).body.tenant;
@@ -55,7 +55,7 @@ t.test('reset empties one tenant and leaves the other untouched', async (t) => {
 });
 
 t.test('reset covers every table that holds tenant or workload rows', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const db = s.store.db;
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[])
     .map((r) => r.name);

@@ -3,7 +3,7 @@ import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
-import { startServer, tempDbPath, type Teardown, type TestServer } from '../../helpers/server.js';
+import { startServer, tempDbPath, type Teardown, type ListeningServer, type TestServer } from '../../helpers/server.js';
 
 const SETTINGS = { clock: 'manual' } as const;
 
@@ -101,7 +101,7 @@ t.test('a document refused before it has all arrived closes its connection rathe
 });
 
 /** A PUT of the parts as a chunked body (no Content-Length), under `key`. */
-function chunked(s: TestServer, key: string, parts: Buffer[]): Promise<{ status: number; body: string }> {
+function chunked(s: ListeningServer, key: string, parts: Buffer[]): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${s.url}/_mock/snapshot`, { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
       let body = '';

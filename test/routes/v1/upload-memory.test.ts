@@ -3,7 +3,7 @@
 // Over raw sockets, since the point is a client that promises more than it sends.
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startServer, type ListeningServer } from '../../helpers/server.js';
 
 interface Answer {
   status: number;
@@ -12,7 +12,7 @@ interface Answer {
 }
 
 /** An upload whose headers promise `declared` bytes (chunked when undefined) and which then sends `sent` bytes. */
-function stalledUpload(s: TestServer, key: string, declared: number | undefined, sent: number) {
+function stalledUpload(s: ListeningServer, key: string, declared: number | undefined, sent: number) {
   const { port } = new URL(s.url);
   const socket: Socket = connect(Number(port), '127.0.0.1');
   let raw = '';
