@@ -105,8 +105,16 @@ export function withKey<S extends TestServer>(s: S, key: string): S {
   return { ...s, key, call: (method: string, path: string, options: CallOptions = {}) => s.call(method, path, options.key === undefined ? { ...options, key } : options) };
 }
 
-/** The app over a temporary database (or `overrides.db`), closed at teardown; `call` is not yet set. */
-async function build(t: Teardown, overrides: Partial<Config>, options: Omit<AppOptions, 'config'>) {
+/**
+ * The app over a temporary database (or `overrides.db`), closed at teardown; `connect` readies it
+ * and answers how calls reach it, with what it adds to the server (a url).
+ */
+async function open<Extra extends object>(
+  t: Teardown,
+  overrides: Partial<Config>,
+  options: Omit<AppOptions, 'config'>,
+  connect: (app: FastifyInstance) => Promise<[Transport, Extra]>,
+): Promise<TestServer & Extra> {
   const dbPath = overrides.db ?? tempDbPath(t);
   const config = defaultConfig({ logLevel: 'silent', ...overrides, db: dbPath });
   const app = await buildApp({ config, ...options });
@@ -117,30 +125,27 @@ async function build(t: Teardown, overrides: Partial<Config>, options: Omit<AppO
     await app.close();
   };
   t.teardown(close);
-  return { app, key: freshKey(), dbPath, config, store: app.services.context.store, close };
+  const [transport, extra] = await connect(app);
+  const key = freshKey();
+  return {
+    app, key, dbPath, config, store: app.services.context.store, close, ...extra,
+    call: (method, path, callOptions) => send(transport, method, path, key, callOptions),
+  };
 }
 
 /** Starts the app on 127.0.0.1 port 0 with a temporary database; closed at teardown. */
-export async function startServer(
-  t: Teardown,
-  overrides: Partial<Config> = {},
-  options: Omit<AppOptions, 'config'> = {},
-): Promise<ListeningServer> {
-  const s = await build(t, overrides, options);
-  await s.app.listen({ host: '127.0.0.1', port: 0 });
-  const url = `http://127.0.0.1:${(s.app.server.address() as AddressInfo).port}`;
-  const transport = overHttp(url);
-  return { ...s, url, call: (method, path, callOptions) => send(transport, method, path, s.key, callOptions) };
+export function startServer(t: Teardown, overrides: Partial<Config> = {}, options: Omit<AppOptions, 'config'> = {}): Promise<ListeningServer> {
+  return open(t, overrides, options, async (app) => {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    return [overHttp(url), { url }];
+  });
 }
 
 /** The same app with no socket: `call` goes through `app.inject`, for everything but what needs a socket (see ListeningServer). */
-export async function startInProcess(
-  t: Teardown,
-  overrides: Partial<Config> = {},
-  options: Omit<AppOptions, 'config'> = {},
-): Promise<TestServer> {
-  const s = await build(t, overrides, options);
-  await s.app.ready();
-  const transport = inProcess(s.app);
-  return { ...s, call: (method, path, callOptions) => send(transport, method, path, s.key, callOptions) };
+export function startInProcess(t: Teardown, overrides: Partial<Config> = {}, options: Omit<AppOptions, 'config'> = {}): Promise<TestServer> {
+  return open(t, overrides, options, async (app) => {
+    await app.ready();
+    return [inProcess(app), {}];
+  });
 }
