@@ -5,7 +5,7 @@ import t from 'tap';
 import { nestsTooDeep } from '../../server/domain/json-depth.js';
 import { DEFAULT_CATALOG_PATH, DEFAULT_ENVIRONMENTS_PATH, loadCatalog, parseCatalog } from '../../server/domain/catalog/index.js';
 import { MAIN } from '../helpers/cli.js';
-import { startServer, tempDbPath } from '../helpers/server.js';
+import { startInProcess, tempDbPath } from '../helpers/server.js';
 
 const defaults = () => JSON.parse(readFileSync(DEFAULT_CATALOG_PATH(), 'utf8'));
 const defaultEnvironments = () => JSON.parse(readFileSync(DEFAULT_ENVIRONMENTS_PATH(), 'utf8'));
@@ -84,7 +84,7 @@ t.test('--catalog replaces the built-in recipes (and keeps the built-in environm
   doc.recipes = [{ ...doc.recipes[0], id: 'my-recipe', name: 'Mine' }];
   const file = join(dirname(tempDbPath(t)), 'catalog.json');
   writeFileSync(file, JSON.stringify(doc));
-  const s = await startServer(t, { catalog: file });
+  const s = await startInProcess(t, { catalog: file });
   const ids = (await s.call('GET', '/v1/rl-recipes')).body.recipes.map((r: any) => r.id);
   t.same(ids, ['my-recipe']);
   const preview = await s.call('POST', '/v1/rl-runs/preview', { body: {} });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { freshKey, type TestServer } from './server.js';
+import { freshKey, type ListeningServer, type TestServer } from './server.js';
 import { launchRun, legCounting } from './rl.js';
 
 /** One operation of the served OpenAPI document. */
@@ -72,13 +72,13 @@ function fuzzRequests(ops: Operation[]): fc.Arbitrary<FuzzRequest> {
 }
 
 interface FuzzTarget {
-  s: TestServer;
+  s: ListeningServer;
   ownerKey: string;
   workloadId: string;
 }
 
 /** A server with one launched workload whose id fuzzed paths can name. */
-export async function fuzzTarget(s: TestServer): Promise<FuzzTarget> {
+export async function fuzzTarget(s: ListeningServer): Promise<FuzzTarget> {
   const ownerKey = freshKey();
   const { id } = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 2 }), 'fuzz-run', ownerKey);
   return { s, ownerKey, workloadId: id };

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { advance, drainEvents, launchRun, legCounting, lifecycleEvents } from '../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../helpers/server.js';
 
 const ok = async (s: TestServer, method: string, path: string, key: string, body?: unknown) => {
   const res = await s.call(method, path, { key, body });
@@ -27,7 +27,7 @@ async function numbersOf(s: TestServer, key: string) {
 }
 
 t.test('each workload numbers its events from one, and each tenant its journal, whatever other tenants do', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const busy = freshKey();
   await numbersOf(s, busy);
   await numbersOf(s, busy);
@@ -39,7 +39,7 @@ t.test('each workload numbers its events from one, and each tenant its journal, 
 });
 
 t.test('journal ids are never handed out again, not after a clear nor a reset', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   await ok(s, 'GET', '/v1/me', s.key);
   await ok(s, 'GET', '/v1/me', s.key);
   const before = (await ok(s, 'GET', '/_mock/requests', s.key)).requests as { id: number }[];
@@ -55,7 +55,7 @@ t.test('journal ids are never handed out again, not after a clear nor a reset', 
 const HUGE = 2 ** 53 - 1;
 
 t.test('a restored document cannot move another tenant\'s numbering, whatever numbers it holds', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const attacker = freshKey();
   const { id } = await launchRun(s, legCounting({ evaluation_tasks: 4, seed: 9 }), 'attack', attacker);
   await advance(s, 600, attacker);
@@ -103,7 +103,7 @@ t.test('a restored document cannot move another tenant\'s numbering, whatever nu
 });
 
 t.test('a snapshot numbers the keys the server shares as the rows\' positions in the tenant', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   // Another tenant's rows first, so that this tenant's row ids in the database start well above one.
   const other = freshKey();
   for (const path of ['/v1/a', '/v1/b']) await ok(s, 'POST', '/_mock/faults', other, { path, action: { type: 'reset' } });

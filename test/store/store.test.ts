@@ -7,7 +7,7 @@ import { openDatabase, schemaVersion, writeTemplate } from '../../store/db.js';
 import { MIGRATIONS } from '../../store/migrations/index.js';
 import { SECRET_NAMES } from '../../store/settings.js';
 import { openStore } from '../../store/index.js';
-import { startServer, tempDbPath } from '../helpers/server.js';
+import { startInProcess, tempDbPath } from '../helpers/server.js';
 
 t.test('pragmas and recorded migrations', async (t) => {
   const path = tempDbPath(t);
@@ -194,7 +194,7 @@ t.test('an existing file, a leftover WAL or a link is never replaced by the temp
 
 t.test('the server starts a new database from the shipped template', async (t) => {
   const db = tempDbPath(t);
-  const server = await startServer(t, { db });
+  const server = await startInProcess(t, { db });
   const made = new Database(db, { readonly: true });
   t.teardown(() => made.close());
   const shipped = new Database(templateDatabase(), { readonly: true });

@@ -1,10 +1,10 @@
 import { connect } from 'node:net';
 import t from 'tap';
-import { freshKey, startServer } from '../helpers/server.js';
+import { freshKey, startInProcess, startServer } from '../helpers/server.js';
 import { conforms } from '../helpers/contract.js';
 
 t.test('health routes need no key and answer JSON', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   for (const path of ['/healthz', '/readyz']) {
     const res = await s.call('GET', path, { key: null });
     t.equal(res.status, 200, path);
@@ -14,7 +14,7 @@ t.test('health routes need no key and answer JSON', async (t) => {
 });
 
 t.test('readiness fails with 503 when the database is gone', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   s.store.close();
   const res = await s.call('GET', '/readyz', { key: null });
   t.equal(res.status, 503);
@@ -22,7 +22,7 @@ t.test('readiness fails with 503 when the database is gone', async (t) => {
 });
 
 t.test('open mode: any nk_test_ key is its own tenant', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const a = await s.call('GET', '/v1/me');
   t.equal(a.status, 200);
   conforms(t, 'GET', '/v1/me', a);
@@ -34,7 +34,7 @@ t.test('open mode: any nk_test_ key is its own tenant', async (t) => {
 });
 
 t.test('missing, malformed and foreign keys are 401 in the envelope', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const cases: [string, Record<string, string>][] = [
     ['missing', {}],
     ['not bearer', { authorization: 'Basic abc' }],
@@ -57,7 +57,7 @@ t.test('missing, malformed and foreign keys are 401 in the envelope', async (t) 
 });
 
 t.test('strict mode accepts only configured keys and maps key=tenant', async (t) => {
-  const s = await startServer(t, { keys: [{ key: 'sk_one' }, { key: 'sk_two', tenant: 'team' }, { key: 'sk_three', tenant: 'team' }] });
+  const s = await startInProcess(t, { keys: [{ key: 'sk_one' }, { key: 'sk_two', tenant: 'team' }, { key: 'sk_three', tenant: 'team' }] });
   t.equal((await s.call('GET', '/v1/me', { key: 'sk_one' })).status, 200);
   t.equal((await s.call('GET', '/v1/me', { key: freshKey() })).status, 401, 'open-mode keys are refused');
   const two = await s.call('GET', '/v1/me', { key: 'sk_two' });
@@ -68,7 +68,7 @@ t.test('strict mode accepts only configured keys and maps key=tenant', async (t)
 });
 
 t.test('unknown routes 404, wrong methods 405 with Allow', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const missing = await s.call('GET', '/v1/nothing-here');
   t.equal(missing.status, 404);
   t.equal(missing.body.error, 'not_found');
@@ -82,7 +82,7 @@ t.test('unknown routes 404, wrong methods 405 with Allow', async (t) => {
 });
 
 t.test('body errors: malformed JSON, duplicates, schema, size, media type', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const put = (raw: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
     s.call('PUT', '/_mock/clock', { raw, headers });
 
@@ -129,7 +129,7 @@ t.test('body errors: malformed JSON, duplicates, schema, size, media type', asyn
 });
 
 t.test('X-Request-Id: sane ones echoed, others replaced, present on errors', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const echoed = await s.call('GET', '/v1/me', { headers: { 'x-request-id': 'my-trace.42' } });
   t.equal(echoed.headers.get('x-request-id'), 'my-trace.42');
   const replaced = await s.call('GET', '/v1/me', { headers: { 'x-request-id': 'has spaces and <script>' } });
@@ -161,7 +161,7 @@ t.test('oversized URLs and headers are refused in the envelope', async (t) => {
 });
 
 t.test('unexpected failures are 500 internal without internals', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   s.store.close();
   const res = await s.call('GET', '/v1/me', { key: freshKey() });
   t.equal(res.status, 500);

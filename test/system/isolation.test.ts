@@ -1,7 +1,7 @@
 import t from 'tap';
 import { operations } from '../helpers/fuzz.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../helpers/rl.js';
-import { freshKey, startServer } from '../helpers/server.js';
+import { freshKey, startInProcess } from '../helpers/server.js';
 
 /** What a route needs besides the id to get past validation, so only ownership decides. */
 const BODIES: Record<string, unknown> = {
@@ -14,7 +14,7 @@ const QUERIES: Record<string, string> = {
 const OTHER_PARAMS: Record<string, string> = { name: 'results.json' };
 
 t.test('every route that takes a tenant-owned id answers 404 to another tenant', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const owner = freshKey();
   const { id, preview } = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 2 }), 'iso', owner);
   await advance(s, secondsToFinish(preview) / 2, owner);

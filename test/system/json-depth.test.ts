@@ -8,7 +8,7 @@ import { loadCatalog } from '../../server/domain/catalog/index.js';
 import { loadScenario } from '../../server/domain/control/scenarios.js';
 import { MAX_JSON_DEPTH } from '../../server/domain/json-depth.js';
 import { parseJsonBody } from '../../server/http/json-body.js';
-import { startServer, tempDbPath } from '../helpers/server.js';
+import { startInProcess, tempDbPath } from '../helpers/server.js';
 
 const nested = (levels: number, inner = '1') => `${'{"a":['.repeat(levels / 2)}${inner}${']}'.repeat(levels / 2)}`;
 const DEEP = nested(10_000);
@@ -24,7 +24,7 @@ t.test('the limit is exact, and brackets inside strings do not count', async (t)
 });
 
 t.test('every route that takes a JSON body answers 400 invalid_json for one nested 10,000 deep', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const document = JSON.parse((await s.call('GET', '/openapi.json')).text) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>> };
   let routes = 0;
   for (const [template, operations] of Object.entries(document.paths)) {

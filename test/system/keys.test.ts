@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import t from 'tap';
 import type { Config } from '../../server/config.js';
-import { startServer, tempDbPath, type Teardown } from '../helpers/server.js';
+import { startInProcess, tempDbPath, type Teardown } from '../helpers/server.js';
 
 type Line = { level: number; msg: string; key_id?: string; from_tenant?: string; to_tenant?: string };
 
@@ -17,7 +17,7 @@ async function startOn(t: Teardown, db: string, overrides: Partial<Config>) {
       done();
     },
   });
-  const s = await startServer(t, { ...overrides, db }, { logger: pino({ level: 'warn' }, sink) });
+  const s = await startInProcess(t, { ...overrides, db }, { logger: pino({ level: 'warn' }, sink) });
   const faults = async (key: string) =>
     ((await s.call('GET', '/_mock/faults', { key })).body.faults as { path: string }[]).map((f) => f.path);
   const moves = () => lines.filter((l) => l.key_id !== undefined).map(({ from_tenant, to_tenant, level }) => ({ from_tenant, to_tenant, level }));

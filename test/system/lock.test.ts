@@ -3,18 +3,19 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { MAIN, startCli } from '../helpers/cli.js';
-import { call, startServer, tempDbPath } from '../helpers/server.js';
+import { call, startInProcess, tempDbPath } from '../helpers/server.js';
 
-/** Runs the CLI to its exit; answers the code, stderr and how long it took. */
-function runToExit(args: string[]): Promise<{ code: number | null; err: string; ms: number }> {
-  const started = Date.now();
+/** Runs the CLI to its exit; answers the code and stderr. */
+function runToExit(args: string[]): Promise<{ code: number | null; err: string }> {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, err, ms: Date.now() - started })));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, err })));
 }
 
-t.test('a second server on a held database exits 2, naming the file and the holder', async (t) => {
+// The timeout is the bound on a second server that would wait for the lock instead of exiting,
+// rather than a measured duration.
+t.test('a second server on a held database exits 2, naming the file and the holder', { timeout: 30_000 }, async (t) => {
   const db = tempDbPath(t);
   const first = startCli(['--port', '0', '--db', db]);
   t.teardown(() => first.child.kill('SIGKILL'));
@@ -22,7 +23,6 @@ t.test('a second server on a held database exits 2, naming the file and the hold
 
   const second = await runToExit(['--port', '0', '--db', db]);
   t.equal(second.code, 2, 'exit 2, a configuration mistake');
-  t.ok(second.ms < 5000, `within a few seconds (${second.ms} ms)`);
   t.match(second.err, db, 'names the file');
   t.match(second.err, `PID ${first.child.pid}`, "names the holder's PID");
   t.equal(second.err.trim().split('\n').length, 1, 'one line');
@@ -45,17 +45,17 @@ t.test('a second server on a held database exits 2, naming the file and the hold
 
 t.test('in one process too, and not for :memory:', async (t) => {
   const db = tempDbPath(t);
-  const s = await startServer(t, { db });
-  await t.rejects(startServer(t, { db }), { name: 'DatabaseInUseError', message: new RegExp(`in use by another nodus-mock process \\(PID ${process.pid}`) });
+  const s = await startInProcess(t, { db });
+  await t.rejects(startInProcess(t, { db }), { name: 'DatabaseInUseError', message: new RegExp(`in use by another nodus-mock process \\(PID ${process.pid}`) });
   t.equal((await s.call('GET', '/v1/me')).status, 200, 'the holder is untouched');
   // Enough commits for the checkpoint thread to start: it opens the database, not the lock.
   for (let i = 0; i < 70; i++) await s.call('POST', '/_mock/clock/advance', { body: { seconds: 1 } });
   t.equal((await s.call('GET', '/readyz')).status, 200);
   await s.close();
-  const again = await startServer(t, { db });
+  const again = await startInProcess(t, { db });
   t.equal((await again.call('GET', '/v1/me')).status, 200, 'closed, the file is free');
 
-  await startServer(t, { db: ':memory:' });
-  await startServer(t, { db: ':memory:' });
+  await startInProcess(t, { db: ':memory:' });
+  await startInProcess(t, { db: ':memory:' });
   t.pass('two servers on :memory: each have their own');
 });

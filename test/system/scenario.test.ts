@@ -7,7 +7,7 @@ import { loadCatalog } from '../../server/domain/catalog/index.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { loadScenario } from '../../server/domain/control/scenarios.js';
 import { MAIN } from '../helpers/cli.js';
-import { call, startServer, tempDbPath, withKey, type TestServer } from '../helpers/server.js';
+import { call, startInProcess, tempDbPath, withKey, type TestServer } from '../helpers/server.js';
 import { launchRun, legCounting } from '../helpers/rl.js';
 
 const FLAKY = join(packageRoot(), 'scenarios', 'flaky-launch.json');
@@ -61,7 +61,7 @@ t.test('flaky-launch.json through the real CLI: dropped, then 429, then the repl
 });
 
 t.test('degraded-evidence.json: a manual clock, a 503 then slow event reads', async (t) => {
-  const s = await startServer(t, { scenario: DEGRADED, maxEventsPerWorkload: 50 });
+  const s = await startInProcess(t, { scenario: DEGRADED, maxEventsPerWorkload: 50 });
   const key = 'nk_test_degraded';
   t.equal((await s.call('GET', '/_mock/clock', { key })).body.mode, 'manual');
   const faults = (await s.call('GET', '/_mock/faults', { key })).body.faults;
@@ -100,7 +100,7 @@ async function launchAndReadEvidence(s: TestServer, key: string) {
 }
 
 t.test('recovered-training.json: an application that launches its own run reads generations 1 and 2, the replayed events in both, and the drops', async (t) => {
-  const s = await startServer(t, { scenario: RECOVERED });
+  const s = await startInProcess(t, { scenario: RECOVERED });
   const { rows, last, readWhileActive } = await launchAndReadEvidence(s, 'nk_test_recovery');
   t.ok(readWhileActive > 0, `the reader saw ${readWhileActive} rows while the run was active`);
   t.same([...new Set(rows.map((r) => r.generation))], [1, 2]);
@@ -114,7 +114,7 @@ t.test('recovered-training.json: an application that launches its own run reads 
 });
 
 t.test('late-grading.json: an evaluation\'s grading plan arrives after the client\'s second read of its events', async (t) => {
-  const s = withKey(await startServer(t, { scenario: LATE_GRADING }), 'nk_test_late_grading');
+  const s = withKey(await startInProcess(t, { scenario: LATE_GRADING }), 'nk_test_late_grading');
   const { id } = await launchRun(s, legCounting({ recipe_id: 'arc-easy', evaluation_tasks: 8 }));
   await s.call('POST', '/_mock/clock/advance', { body: { until: 'idle' } });
   const results = () => s.call('GET', `/v1/workloads/${id}/rl-grading-results?revision=1`);
@@ -130,26 +130,26 @@ t.test('late-grading.json: an evaluation\'s grading plan arrives after the clien
 t.test('restarts do not apply an unchanged entry twice; a changed one replaces its faults', async (t) => {
   const dbPath = tempDbPath(t);
   const key = 'nk_test_flaky';
-  const first = await startServer(t, { db: dbPath, scenario: FLAKY });
+  const first = await startInProcess(t, { db: dbPath, scenario: FLAKY });
   await first.call('POST', '/v1/rl-runs', { body: {}, key }).catch(() => undefined); // the drop fires
   await first.call('POST', '/_mock/faults', { body: { path: '/v1/me', action: { type: 'reset' } }, key });
   await first.close();
 
-  const second = await startServer(t, { db: dbPath, scenario: FLAKY });
+  const second = await startInProcess(t, { db: dbPath, scenario: FLAKY });
   const kept = (await second.call('GET', '/_mock/faults', { key })).body.faults;
   t.same(kept.map((f: any) => [f.source, f.remaining]), [['scenario', 0], ['scenario', 1], ['api', 1]], 'same counts, no duplicates');
   await second.close();
 
   const changed = JSON.parse(readFileSync(FLAKY, 'utf8'));
   changed.keys[key].faults[1].action.retry_after = 3;
-  const third = await startServer(t, { db: dbPath, scenario: scenarioFile(dbPath, 'changed.json', changed) });
+  const third = await startInProcess(t, { db: dbPath, scenario: scenarioFile(dbPath, 'changed.json', changed) });
   const replaced = (await third.call('GET', '/_mock/faults', { key })).body.faults;
   t.same(replaced.map((f: any) => [f.source, f.remaining]), [['api', 1], ['scenario', 1], ['scenario', 1]], 'scenario faults re-made, API ones kept');
   t.equal(replaced[2].action.retry_after, 3);
 
   t.equal((await third.call('POST', '/_mock/reset', { key })).status, 200);
   await third.close();
-  const fourth = await startServer(t, { db: dbPath, scenario: FLAKY });
+  const fourth = await startInProcess(t, { db: dbPath, scenario: FLAKY });
   t.equal((await fourth.call('GET', '/_mock/faults', { key })).body.faults.length, 2, 'after a reset the next start applies the entry again');
 });
 
@@ -176,21 +176,21 @@ t.test('scenario errors name the entry and the field', async (t) => {
   t.throws(() => loadScenario(join(dirname(dbPath), 'missing.json'), catalog), { message: /missing\.json: cannot read/ });
 
   const foreign = scenarioFile(dbPath, 'foreign.json', { keys: { nk_live_x: {} } });
-  await t.rejects(startServer(t, { scenario: foreign }), { name: 'ScenarioError', message: /foreign\.json: keys\["nk_live_x"\]: API keys on this mock start with nk_test_/ });
+  await t.rejects(startInProcess(t, { scenario: foreign }), { name: 'ScenarioError', message: /foreign\.json: keys\["nk_live_x"\]: API keys on this mock start with nk_test_/ });
   const shared = scenarioFile(dbPath, 'shared.json', { keys: { k1: {}, k2: {} } });
-  await t.rejects(startServer(t, { scenario: shared, keys: [{ key: 'k1', tenant: 'team' }, { key: 'k2', tenant: 'team' }] }), { message: /keys\["k2"\]: same tenant as keys\["k1"\]/ });
+  await t.rejects(startInProcess(t, { scenario: shared, keys: [{ key: 'k1', tenant: 'team' }, { key: 'k2', tenant: 'team' }] }), { message: /keys\["k2"\]: same tenant as keys\["k1"\]/ });
 });
 
 t.test('a scenario whose clock move would pass the end of the clock\'s range stops the start, naming the entry and the limit', async (t) => {
   const dbPath = tempDbPath(t);
-  const near = await startServer(t, { db: dbPath });
+  const near = await startInProcess(t, { db: dbPath });
   const key = 'nk_test_late';
   await near.call('GET', '/_mock/clock', { key });
   const tenantId = `tn_${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
   near.store.tenants.setClock(tenantId, { mode: 'manual', scale: null, anchorWallMs: 0, anchorVirtualMs: Date.UTC(4999, 11, 31) });
   await near.close();
   const file = scenarioFile(dbPath, 'late.json', { keys: { [key]: { clock: { mode: 'manual', advance_seconds: 7 * 24 * 3600 } } } });
-  await t.rejects(startServer(t, { db: dbPath, scenario: file }), {
+  await t.rejects(startInProcess(t, { db: dbPath, scenario: file }), {
     name: 'ScenarioError',
     message: /late\.json: keys\["nk_test_late"\]: advancing 604800 s would move the clock to 5000-01-07T00:00:00\.000Z, past the end of its range, 5000-01-01T00:00:00\.000Z/,
   });

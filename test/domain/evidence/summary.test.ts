@@ -3,7 +3,7 @@ import { summarise } from '../../../server/domain/evidence/summary.js';
 import type { EvidenceCounters, RLReport } from '../../../store/rl-events.js';
 import { conforms } from '../../helpers/contract.js';
 import { attempt, ingest, phaseEvents, submitCustom, summary } from '../../helpers/evidence.js';
-import { startServer } from '../../helpers/server.js';
+import { startInProcess } from '../../helpers/server.js';
 
 const clean: EvidenceCounters = { count: 0, bytes: 0, dropped: 0, truncated: false };
 
@@ -74,7 +74,7 @@ t.test('each attempt counts once, by its latest report; errors are finished but 
 });
 
 t.test('over HTTP: comparison null until both phases scored, then the contract shape', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   const empty = await summary(s, id);
   t.equal(empty.status, 200);

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { drainEvents, launchRun, legCounting, lifecycleEvents } from '../../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 const advance = (s: TestServer, body: unknown, key = s.key) =>
   s.app.inject({ method: 'POST', url: '/_mock/clock/advance', headers: { authorization: `Bearer ${key}` }, payload: body as object });
@@ -17,7 +17,7 @@ async function statusTimes(s: TestServer, id: string): Promise<Map<string, strin
 }
 
 t.test('until idle ends a 50-step train run in one call, at the moment it completes', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, train50);
   const res = await advance(s, { until: 'idle' });
   t.equal(res.statusCode, 200);
@@ -33,7 +33,7 @@ t.test('until idle ends a 50-step train run in one call, at the moment it comple
 });
 
 t.test('until idle waits for every workload of the tenant, and only the tenant\'s', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const short = await launchRun(s, legCounting());
   const long = await launchRun(s, train50);
   const other = freshKey();
@@ -46,7 +46,7 @@ t.test('until idle waits for every workload of the tenant, and only the tenant\'
 });
 
 t.test('until a status stops when the workload reaches it, or already has one after it', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, train50);
   const running = await advance(s, { until: { workload_id: id, status: 'running' } });
   t.equal(running.statusCode, 200);
@@ -65,7 +65,7 @@ t.test('until a status stops when the workload reaches it, or already has one af
 });
 
 t.test('a status that cannot come is a 409 naming why, and moves nothing', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, train50);
   await advance(s, { until: { workload_id: id, status: 'running' } });
   t.equal((await s.call('POST', `/_mock/workloads/${id}/fail`, { body: { reason: 'boom' } })).status, 200);
@@ -88,7 +88,7 @@ t.test('a status that cannot come is a 409 naming why, and moves nothing', async
 });
 
 t.test('the bound: a 409 that says when it would hold, and the clock stays', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, train50);
   const before = await now(s);
   const res = await advance(s, { until: 'idle', max_seconds: 60 });
@@ -102,7 +102,7 @@ t.test('the bound: a 409 that says when it would hold, and the clock stays', asy
 });
 
 t.test('an unknown or another tenant\'s workload is a 404; a malformed body a 400 naming the field', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, legCounting(), undefined, freshKey());
   for (const workload_id of [id, 'wl_00000000000000000000', 'nope']) {
     const res = await advance(s, { until: { workload_id, status: 'running' } });
@@ -126,7 +126,7 @@ t.test('an unknown or another tenant\'s workload is a 404; a malformed body a 40
 });
 
 t.test('until idle passes a webhook retry waiting on the virtual clock; a due delivery is the worker\'s', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const closed = createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const { port } = closed.address() as AddressInfo;
@@ -140,7 +140,7 @@ t.test('until idle passes a webhook retry waiting on the virtual clock; a due de
 });
 
 t.test('the clock has an end: an advance past the start of year 5000 is a 400 naming it and moves nothing', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const year = 365 * 24 * 3600;
   const start = Date.parse(await now(s));
   const tenYears = 10 * year;

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { startServer } from '../../helpers/server.js';
+import { startInProcess } from '../../helpers/server.js';
 
 t.test('manual clock: still until advanced, never backwards', async (t) => {
   let wall = Date.parse('2026-01-01T00:00:00Z');
-  const s = await startServer(t, { clock: 'manual' }, { wallNow: () => wall });
+  const s = await startInProcess(t, { clock: 'manual' }, { wallNow: () => wall });
   const start = await s.call('GET', '/_mock/clock');
   t.equal(start.status, 200);
   t.equal(start.body.mode, 'manual');
@@ -22,7 +22,7 @@ t.test('manual clock: still until advanced, never backwards', async (t) => {
 
 t.test('realtime clock follows wall time times the scale; switching keeps now', async (t) => {
   let wall = Date.parse('2026-01-01T00:00:00Z');
-  const s = await startServer(t, { clock: 'realtime', timeScale: 60 }, { wallNow: () => wall });
+  const s = await startInProcess(t, { clock: 'realtime', timeScale: 60 }, { wallNow: () => wall });
   const t0 = Date.parse((await s.call('GET', '/_mock/clock')).body.now);
   wall += 1000;
   const t1 = Date.parse((await s.call('GET', '/_mock/clock')).body.now);
@@ -44,7 +44,7 @@ t.test('realtime clock follows wall time times the scale; switching keeps now', 
 });
 
 t.test('clocks are per tenant', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const other = 'nk_test_other_tenant';
   const before = (await s.call('GET', '/_mock/clock', { key: other })).body.now;
   await s.call('POST', '/_mock/clock/advance', { body: { seconds: 3600 } });
@@ -52,7 +52,7 @@ t.test('clocks are per tenant', async (t) => {
 });
 
 t.test('scale at most 1,000,000 and an advance of at most ten years: beyond either is a 400 envelope', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const tenYears = 10 * 365 * 24 * 3600;
   for (const [what, res] of [
     ['scale 1,000,001', await s.call('PUT', '/_mock/clock', { body: { mode: 'realtime', scale: 1_000_001 } })],

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { launchRun, legCounting } from '../../helpers/rl.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { startInProcess, type TestServer } from '../../helpers/server.js';
 
 /** The three ways a client sends "nothing": no body nor Content-Type, JSON's type with no text, and `{}`. */
 const EMPTY = [
@@ -14,7 +14,7 @@ function send(s: TestServer, method: 'POST' | 'PUT', url: string, empty: (typeof
 }
 
 t.test('control routes whose body fields are all optional take an empty body as {}', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   for (const empty of EMPTY) {
     const { id } = await launchRun(s, legCounting({ mode: 'train', training_steps: 20 }));
     await s.call('POST', '/_mock/clock/advance', { body: { seconds: 90 } });
@@ -42,7 +42,7 @@ t.test('control routes whose body fields are all optional take an empty body as 
 });
 
 t.test('a route that needs a field still refuses an empty body, naming the field', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, legCounting());
   for (const empty of EMPTY) {
     const res = await send(s, 'POST', `/_mock/workloads/${id}/drop-events`, empty);
@@ -52,7 +52,7 @@ t.test('a route that needs a field still refuses an empty body, naming the field
 });
 
 t.test('the OpenAPI document marks exactly those control bodies optional', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const document = (await s.call('GET', '/openapi.json')).body;
   const optional: string[] = [];
   for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {

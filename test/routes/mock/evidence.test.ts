@@ -7,13 +7,13 @@ import { rlEventInput } from '../../../server/domain/workloads/materialise.js';
 import { attempt, drainChecked, ingest, ingestText, submitCustom } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
 import { arbitraryOf } from '../../helpers/schema-arbitrary.js';
-import { freshKey, startServer } from '../../helpers/server.js';
+import { freshKey, startInProcess } from '../../helpers/server.js';
 
 const base = { event_id: 'e1', phase: 'evaluation', task_id: 'task-1', attempt: 1, kind: 'task_started' };
 const done = { ...base, event_id: 'e2', kind: 'task_completed', outcome: 'passed' };
 
 t.test('each event is checked on its own; the valid ones of the same request are kept', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   const refused: Array<[string, unknown]> = [
     ['task_started with an outcome', { ...base, outcome: 'passed' }],
@@ -126,7 +126,7 @@ t.test('property: an event isPlainRLEvent passes is one RLEvent accepts unchange
 });
 
 t.test('identity rules: duplicates are ignored, changed content and clashes are refused', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   t.match((await ingest(s, id, [base, done])).body, { accepted: 2 });
   const res = await ingest(s, id, [
@@ -142,7 +142,7 @@ t.test('identity rules: duplicates are ignored, changed content and clashes are 
 });
 
 t.test('an evaluate-mode workload refuses training-phase events; a train-mode one takes them', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const evaluate = await submitCustom(s, 'evaluate');
   const res = await ingest(s, evaluate, [...attempt('training', 'x', 1, 'passed'), ...attempt('evaluation', 'x', 1, 'passed')]);
   t.match(res.body, { accepted: 2 });
@@ -152,7 +152,7 @@ t.test('an evaluate-mode workload refuses training-phase events; a train-mode on
 });
 
 t.test('text bodies: nodus.rl_event lines are events, other lines are only logged', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s, 'train', { stages: [{ id: 'prep', source: { image: 'x' } }, { id: 'eval', source: { image: 'x' } }] });
   const text = [
     'loading model...',
@@ -179,7 +179,7 @@ t.test('text bodies: nodus.rl_event lines are events, other lines are only logge
 });
 
 t.test('stage, generation and workload are checked before any event', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   const cases: Array<[string, Promise<any>, number, string]> = [
     ['unknown stage', ingest(s, id, [base], { stage_id: 'other' }), 400, 'invalid_stage'],
@@ -208,7 +208,7 @@ t.test('stage, generation and workload are checked before any event', async (t) 
 });
 
 t.test('a finished workload still takes late lines (a runner flushing its last output)', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   await advance(s, 3600);
   t.equal((await s.call('GET', `/v1/workloads/${id}`)).body.status, 'completed');

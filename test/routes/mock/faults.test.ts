@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import t from 'tap';
 import { legCounting, workloadCount } from '../../helpers/rl.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { startInProcess, startServer, type TestServer } from '../../helpers/server.js';
 
 const addFault = async (s: TestServer, rule: Record<string, unknown>, key?: string) => {
   const res = await s.call('POST', '/_mock/faults', { body: rule, key });
@@ -18,7 +18,7 @@ async function launchBody(s: TestServer) {
 }
 
 t.test('POST answers 201 with the normalised rule; GET lists it; DELETE removes it', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const created = await s.call('POST', '/_mock/faults', { body: { path: '/v1/me', action: { type: 'reset' } } });
   t.equal(created.status, 201);
   t.match(created.body, {
@@ -41,7 +41,7 @@ t.test('POST answers 201 with the normalised rule; GET lists it; DELETE removes 
 });
 
 t.test('bad rules are 400 envelopes naming the field', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const cases: [Record<string, unknown>, string][] = [
     [{ action: { type: 'reset' } }, 'body.path'],
     [{ path: 'v1/me', action: { type: 'reset' } }, 'body.path'],
@@ -75,7 +75,7 @@ t.test('bad rules are 400 envelopes naming the field', async (t) => {
 });
 
 t.test('error: the envelope and Retry-After before the handler runs', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await addFault(s, {
     method: 'POST', path: '/v1/rl-runs',
     action: { type: 'error', status: 503, error: 'spend_check_unavailable', message: 'spend check timed out', retry_after: 2 },
@@ -103,22 +103,20 @@ t.test('error: the envelope and Retry-After before the handler runs', async (t) 
   t.equal((await s.call('GET', '/_mock/faults')).body.faults.find((f: any) => f.id === plain.id).remaining, 0);
 });
 
-/** Resolves once the tenant's first fault rule has been taken by a request. */
+/** Resolves once the tenant's first fault rule has been taken by a request (each look is a request, no timer). */
 async function untilApplied(s: TestServer) {
-  while ((await s.call('GET', '/_mock/faults')).body.faults[0].applied === 0) await new Promise((r) => setTimeout(r, 10));
+  while ((await s.call('GET', '/_mock/faults')).body.faults[0].applied === 0);
 }
 
-t.test('delay: holds the request, then handles it normally; only the first match waits', async (t) => {
-  const s = await startServer(t);
-  const rule = await addFault(s, { method: 'GET', path: '/v1/me', action: { type: 'delay', ms: 1500 } });
-  let answered = false;
-  const held = s.call('GET', '/v1/me').then((r) => ((answered = true), r));
-  await untilApplied(s);
+// A delay is real time by design; the shortest one shows what follows it, and the hold itself is
+// shown by a delay that never runs out, cut short by close (below).
+t.test('delay: then handles the request normally; only the first match waits', async (t) => {
+  const s = await startInProcess(t);
+  const rule = await addFault(s, { method: 'GET', path: '/v1/me', action: { type: 'delay', ms: 1 } });
+  const slow = await s.call('GET', '/v1/me');
+  t.equal(slow.status, 200, 'the held request is handled');
   const next = await s.call('GET', '/v1/me');
   t.equal(next.status, 200);
-  t.notOk(answered, 'a later request to the same path is answered while the first is held');
-  const slow = await held;
-  t.equal(slow.status, 200, 'then the held request is handled');
   t.same(slow.body, next.body, 'as it would have been without the fault');
   const journal = (await s.call('GET', '/_mock/requests?path=/v1/me')).body.requests;
   const entry = (r: typeof slow) => journal.find((e: any) => e.request_id === r.headers.get('x-request-id'));
@@ -126,17 +124,22 @@ t.test('delay: holds the request, then handles it normally; only the first match
   t.match(entry(next), { fault: null, fault_id: null }, 'the delay applied to the first only');
 });
 
-// Without the abort on close, close() would wait out the 60 s delay and overrun this timeout; a
-// bound on the test rather than a measured duration, so a slow machine does not fail it.
-t.test('the app closes while a request sits in a long delay', { timeout: 30_000 }, async (t) => {
+// On a socket: what is under test is close() with a connection still open. Without the abort on
+// close, close() would wait out the 60 s delay and overrun this timeout; a bound on the test rather
+// than a measured duration, so a slow machine does not fail it.
+t.test('a delay holds its request while later ones are answered; the app closes while it waits', { timeout: 30_000 }, async (t) => {
   const s = await startServer(t);
-  await addFault(s, { path: '/v1/me', action: { type: 'delay', ms: 60_000 } });
-  const pending = s.call('GET', '/v1/me').then((r) => r.status, () => 'rejected');
+  await addFault(s, { method: 'GET', path: '/v1/me', action: { type: 'delay', ms: 60_000 } });
+  let answered = false;
+  const pending = s.call('GET', '/v1/me').then((r) => ((answered = true), r.status), () => 'rejected');
   await untilApplied(s);
+  t.equal((await s.call('GET', '/v1/me')).status, 200);
+  t.notOk(answered, 'a later request to the same path is answered while the first is held');
   await s.close();
   t.equal(await pending, 200, 'the delay is cut short and the request still answered');
 });
 
+// On sockets: a reset or a dropped answer is seen only by a client on a connection, and the counters under concurrent requests.
 t.test('reset: the connection closes before the handler; nothing is committed', async (t) => {
   const s = await startServer(t);
   await addFault(s, { method: 'POST', path: '/v1/rl-runs', action: { type: 'reset' } });
@@ -205,7 +208,7 @@ t.test('times and after are exact under 20 concurrent requests', async (t) => {
 });
 
 t.test('matching: method, exact path, template, prefix; query ignored', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const hit = async (method: string, path: string) => (await s.call(method, path)).status === 599;
   await addFault(s, { method: 'GET', path: '/v1/me', times: 100, action: errorAction(599) });
   t.ok(await hit('GET', '/v1/me?verbose=1'), 'the query string is ignored');
@@ -233,7 +236,7 @@ t.test('matching: method, exact path, template, prefix; query ignored', async (t
 });
 
 t.test('several matching rules: the oldest one past its `after` applies', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await addFault(s, { path: '/v1/me', action: errorAction(501) });
   await addFault(s, { path: '/v1/me', action: errorAction(502) });
   t.equal((await s.call('GET', '/v1/me')).status, 501);
@@ -248,7 +251,7 @@ t.test('several matching rules: the oldest one past its `after` applies', async 
 });
 
 t.test('faults never touch /_mock, health, the document, /docs or refused keys', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await addFault(s, { path: '/*', times: 1000, action: errorAction(500) });
   for (const path of ['/healthz', '/readyz', '/openapi.json', '/docs']) {
     t.equal((await s.call('GET', path, { key: null })).status, 200, path);
@@ -262,19 +265,19 @@ t.test('faults never touch /_mock, health, the document, /docs or refused keys',
 });
 
 t.test('counters live in SQLite and survive a restart', async (t) => {
-  const first = await startServer(t);
+  const first = await startInProcess(t);
   await addFault(first, { path: '/v1/me', times: 2, action: errorAction(503) });
   t.equal((await first.call('GET', '/v1/me')).status, 503);
   const { dbPath, key } = first;
   await first.close();
-  const s = await startServer(t, { db: dbPath });
+  const s = await startInProcess(t, { db: dbPath });
   t.match((await s.call('GET', '/_mock/faults', { key })).body.faults, [{ applied: 1, remaining: 1 }]);
   t.equal((await s.call('GET', '/v1/me', { key })).status, 503);
   t.equal((await s.call('GET', '/v1/me', { key })).status, 200);
 });
 
 t.test('a body that is not JSON is refused before any rule sees it', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const rule = await addFault(s, { method: 'POST', path: '/v1/rl-runs', action: errorAction(503) });
   const bad = await s.call('POST', '/v1/rl-runs', { raw: '{"recipe":', headers: { 'content-type': 'application/json' } });
   t.equal(bad.status, 400, 'the parse error, not the rule\'s 503');

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { advance, legCounting, secondsToFinish } from '../../helpers/rl.js';
-import { freshKey, startServer, tempDbPath, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, tempDbPath, type TestServer } from '../../helpers/server.js';
 
 async function preview(s: TestServer, configuration: Record<string, unknown>, key?: string) {
   const res = await s.call('POST', '/v1/rl-runs/preview', { body: configuration, key });
@@ -16,14 +16,14 @@ const launch = (s: TestServer, p: any, key?: string) => s.call('POST', '/v1/rl-r
 });
 
 t.test('reviews do not expire by default', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const p = await preview(s, legCounting());
   await advance(s, 3600);
   t.equal((await launch(s, p)).status, 202, 'an hour after valid_until, still launchable');
 });
 
 t.test('with review_expiry on, a launch after valid_until answers 409 review_changed', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const set = await s.call('PUT', '/_mock/levers', { body: { review_expiry: true } });
   t.same(set.body, { review_expiry: true, unrecoverable_error_rate: null });
   const p = await preview(s, legCounting());
@@ -45,7 +45,7 @@ t.test('with review_expiry on, a launch after valid_until answers 409 review_cha
 });
 
 t.test('unrecoverable_error_rate reaches the not-comparable reasons; bad values get the envelope', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const bad = await s.call('PUT', '/_mock/levers', { body: { unrecoverable_error_rate: 2 } });
   t.equal(bad.status, 400);
   t.type(bad.body.error, 'string');
@@ -68,7 +68,7 @@ t.test('a scenario file sets the levers per key', async (t) => {
   const key = 'nk_test_expiring';
   const file = join(dirname(db), 'levers.json');
   writeFileSync(file, JSON.stringify({ keys: { [key]: { clock: { mode: 'manual' }, levers: { review_expiry: true } } } }));
-  const s = await startServer(t, { db, scenario: file });
+  const s = await startInProcess(t, { db, scenario: file });
   const p = await preview(s, legCounting(), key);
   await advance(s, 16 * 60, key);
   t.equal((await launch(s, p, key)).body.error, 'review_changed');

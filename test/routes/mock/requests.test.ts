@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import t from 'tap';
 import { legCounting, previewAndLaunch } from '../../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, startServer, type TestServer } from '../../helpers/server.js';
 
 const journal = async (s: TestServer, query = '', key?: string) => {
   const res = await s.call('GET', `/_mock/requests${query}`, { key });
@@ -16,7 +16,7 @@ const inject = async (s: TestServer, method: 'GET' | 'POST' | 'PUT' | 'DELETE', 
 };
 
 t.test('a launch and its replay as the journal shows them', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const now = (await s.call('POST', '/_mock/clock/advance', { body: { seconds: 3600 } })).body.now;
   const { preview, launch } = await previewAndLaunch(s, legCounting({ seed: 3 }), 'journal-key');
   const replay = await s.call('POST', '/v1/rl-runs', {
@@ -47,6 +47,7 @@ t.test('a launch and its replay as the journal shows them', async (t) => {
   t.same((await journal(s)).map((r) => r.id), [second.id, first.id, previewRow.id, control[0].id], 'both kinds by default');
 });
 
+// On a socket, for the reset among the faults.
 t.test('what was sent, whatever it was: query, bad JSON, text, unknown routes, faults', async (t) => {
   const s = await startServer(t);
   await s.call('GET', '/v1/rl-recipes?tag=a&tag=b&q=x%20y');
@@ -79,7 +80,7 @@ t.test('what was sent, whatever it was: query, bad JSON, text, unknown routes, f
 });
 
 t.test('bodies are cut at 16 KiB on a character boundary, with a marker', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const big = { recipe_id: 'reasoning-gym-leg-counting', padding: `a${'é'.repeat(10_000)}` };
   const res = await s.call('POST', '/v1/rl-runs/preview', { body: big });
   t.equal(res.status, 400, 'refused, and still journaled');
@@ -95,7 +96,7 @@ t.test('bodies are cut at 16 KiB on a character boundary, with a marker', async 
 });
 
 t.test('headers are kept but credentials and cookies: never in the rows, never in the file', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await previewAndLaunch(s, legCounting(), 'secret-check');
   const credentials = {
     cookie: 'session=cookie-value-xyz', 'proxy-authorization': 'Basic proxy-value-xyz', 'x-api-key': 'apikey-value-xyz',
@@ -136,7 +137,7 @@ t.test('headers are kept but credentials and cookies: never in the rows, never i
 });
 
 t.test('a bounded ring per tenant: the oldest rows are evicted as new ones come', async (t) => {
-  const s = await startServer(t, { journalSize: 5 });
+  const s = await startInProcess(t, { journalSize: 5 });
   const other = freshKey();
   await s.call('GET', '/v1/me', { key: other });
   for (let i = 0; i < 8; i++) await s.call('GET', `/v1/me?i=${i}`);
@@ -153,7 +154,7 @@ t.test('a bounded ring per tenant: the oldest rows are evicted as new ones come'
 });
 
 t.test('filters: paths as fault rules match them, method, kind, limit; a filter that can match nothing is 400', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await s.call('GET', '/v1/me');
   await s.call('GET', '/v1/rl-recipes');
   await s.call('POST', '/v1/rl-runs/preview', { body: legCounting() });
@@ -181,7 +182,7 @@ t.test('filters: paths as fault rules match them, method, kind, limit; a filter 
 });
 
 t.test('POST /_mock/requests/match: the matches, or the nearest requests and what differs', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const preview = legCounting({ seed: 7 });
   t.equal((await inject(s, 'POST', '/v1/rl-runs/preview', { body: preview, headers: { 'x-client': 'app/1.0' } })).status, 200);
   t.equal((await inject(s, 'GET', '/v1/workloads?limit=5&status=running')).status, 200);
@@ -229,7 +230,7 @@ t.test('POST /_mock/requests/match: the matches, or the nearest requests and wha
 });
 
 t.test('journal rows riding a group commit that fails are queued again, not lost', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await s.call('GET', '/v1/me');
   const rowsNow = s.store.db.prepare('SELECT count(*) FROM request_journal').pluck();
   let ridden: unknown;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { tenantTables } from '../../../store/tenant-tables.js';
 import { legCounting, previewAndLaunch } from '../../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 /** Gives the tenant of `key` something in every table a /_mock or /v1 call can fill. */
 async function furnish(s: TestServer, key: string) {
@@ -24,7 +24,7 @@ const rowsOf = (s: TestServer, tenant: string) =>
   ]));
 
 t.test('reset empties one tenant and leaves the other untouched', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const a = s.key;
   const b = freshKey();
   const tenantA = (await s.call('GET', '/v1/me', { key: a })).body.tenant;

@@ -4,7 +4,7 @@ import { isTerminal } from '../../../server/simulator/types.js';
 import { connect, liveWandb } from '../../helpers/connections.js';
 import { submitCustom } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
-import { freshKey, startServer, type CallResult, type Teardown, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type CallResult, type Teardown, type TestServer } from '../../helpers/server.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 
 /*
@@ -199,7 +199,7 @@ function mutationsOf(row: Record<string, unknown>, column: string, workloads: Ma
 }
 
 t.test('a snapshot changed in any one field is refused, or restores a tenant whose every read answers', async (t) => {
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   const base = await everything(t, s);
   const other = freshKey();
   await launchRun(s, legCounting({ seed: 9 }), 'other-run', other);
@@ -250,7 +250,7 @@ t.test('a snapshot changed in any one field is refused, or restores a tenant who
 });
 
 t.test('the attacks of issue 33 are refused with the path of the field, and change nothing', async (t) => {
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   const run = await launchRun(s, legCounting({ seed: 5 }));
   await advance(s, 600);
   await ok(s, 'POST', '/_mock/faults', { path: '/v1/me', action: { type: 'error', status: 503, error: 'unavailable' } });
@@ -288,7 +288,7 @@ t.test('the attacks of issue 33 are refused with the path of the field, and chan
 });
 
 t.test('a row a route would refuse is refused with its path: a webhook on a host this server does not deliver to, a connection a running workload holds that the document lacks, a secret version never put', async (t) => {
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   const base = await everything(t, s);
   t.equal((await s.call('PUT', '/_mock/snapshot', { body: base })).status, 200, 'the unchanged document restores');
   const before = stable((await s.call('GET', '/_mock/snapshot')).body);
@@ -315,7 +315,7 @@ t.test('a row a route would refuse is refused with its path: a webhook on a host
 });
 
 t.test('what the routes leave behind restores as it was: an ended workload\'s deleted connection, a connection whose secret was deleted, receipts naming another plan', async (t) => {
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   await connect(s, 'wb', liveWandb);
   const ended = await submitCustom(s, 'train', { connections: ['wb'] });
   await ok(s, 'POST', `/v1/workloads/${ended}/cancel`, {});

@@ -3,7 +3,7 @@ import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
-import { startServer, tempDbPath, type Teardown, type TestServer } from '../../helpers/server.js';
+import { startInProcess, startServer, tempDbPath, type Teardown, type ListeningServer, type TestServer } from '../../helpers/server.js';
 
 const SETTINGS = { clock: 'manual' } as const;
 
@@ -35,7 +35,7 @@ function state(text: string): string {
 const unchanged = async (s: TestServer, before: string) => state((await s.call('GET', '/_mock/snapshot')).text) === state(before);
 
 t.test('a document whose head comes after its tables restores', async (t) => {
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   const text = await tenantWithRuns(s);
   const doc = JSON.parse(text);
   const { clock, id, cursor_key: cursorKey, tables } = doc.tenant;
@@ -48,7 +48,7 @@ t.test('a document whose head comes after its tables restores', async (t) => {
 
 t.test('a body cut mid-row, or a refused row, is refused, changes nothing and leaves no spool', async (t) => {
   const left = ownTmp(t);
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   const text = await tenantWithRuns(s);
   const row = text.indexOf('{', text.indexOf('"workload_events":[')) + 40;
   const cut = await put(s, text.slice(0, row));
@@ -68,7 +68,7 @@ t.test('a body cut mid-row, or a refused row, is refused, changes nothing and le
 
 t.test('--max-snapshot-bytes counts the bytes as they stream: a chunked body one byte over it is refused', async (t) => {
   const left = ownTmp(t);
-  const source = await startServer(t, SETTINGS);
+  const source = await startInProcess(t, SETTINGS);
   const text = await tenantWithRuns(source);
   const bytes = Buffer.byteLength(text);
   for (const [limit, status] of [[bytes, 200], [bytes - 1, 413]] as const) {
@@ -101,7 +101,7 @@ t.test('a document refused before it has all arrived closes its connection rathe
 });
 
 /** A PUT of the parts as a chunked body (no Content-Length), under `key`. */
-function chunked(s: TestServer, key: string, parts: Buffer[]): Promise<{ status: number; body: string }> {
+function chunked(s: ListeningServer, key: string, parts: Buffer[]): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${s.url}/_mock/snapshot`, { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
       let body = '';

@@ -6,7 +6,7 @@ import { SNAPSHOT_VERSION } from '../../../openapi/snapshot.js';
 import { packageVersion } from '../../../server/boot/package-info.js';
 import { SERVER_NUMBERED, SNAPSHOT_REFERENCES, SNAPSHOT_TABLES, type SnapshotTable } from '../../../store/snapshot.js';
 import { advance, launchRun, legCounting, manyWorkloads } from '../../helpers/rl.js';
-import { freshKey, startServer, tempDbPath, type TestServer } from '../../helpers/server.js';
+import { freshKey, startServer, tempDbPath, type ListeningServer, type TestServer } from '../../helpers/server.js';
 
 const SETTINGS = { clock: 'manual' } as const;
 
@@ -74,7 +74,7 @@ function startPeak(): number {
 }
 
 /** A PUT of the file's bytes as they are read from it, under `key`. */
-function putFile(s: TestServer, key: string, file: string): Promise<{ status: number; text: string; body: any }> {
+function putFile(s: ListeningServer, key: string, file: string): Promise<{ status: number; text: string; body: any }> {
   return new Promise((resolve, reject) => {
     const req = request(`${s.url}/_mock/snapshot`, {
       method: 'PUT',

@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { snapshotJsonSchema } from '../../../openapi/snapshot.js';
 import { packageRoot } from '../../../server/boot/package-info.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
-import { freshKey, startServer, withKey, type Teardown, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, withKey, type Teardown, type TestServer } from '../../helpers/server.js';
 import { journalBeforeVersion4 } from '../../helpers/snapshot.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 
@@ -121,7 +121,7 @@ function asTenant(value: unknown, from: { tenant: string; keyId: string }, to: {
 }
 
 t.test('a snapshot restored on a fresh server answers every read as the original, and moves on as the original does', async (t) => {
-  const a = await startServer(t, SETTINGS);
+  const a = await startInProcess(t, SETTINGS);
   const ids = await everything(t, a);
   const snapshot = await a.call('GET', '/_mock/snapshot');
   t.equal(snapshot.status, 200);
@@ -137,7 +137,7 @@ t.test('a snapshot restored on a fresh server answers every read as the original
   t.ok(tables.faults.some((f: { applied: number }) => f.applied === 1), 'a fault rule with its counters');
 
   // The same key is the same tenant on any server: the document restores into the tenant it was taken from.
-  const b = withKey(await startServer(t, SETTINGS), a.key);
+  const b = withKey(await startInProcess(t, SETTINGS), a.key);
   const restored = await b.call('PUT', '/_mock/snapshot', { body: snapshot.body });
   t.equal(restored.status, 200, restored.text);
   t.equal(restored.body.rows.workloads, 4);
@@ -183,7 +183,7 @@ t.test('a snapshot restored on a fresh server answers every read as the original
 });
 
 t.test('the document the server writes is valid against the committed JSON Schema', async (t) => {
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   await everything(t, s);
   const schema = JSON.parse(readFileSync(join(packageRoot(), 'docs/snapshot.schema.json'), 'utf8'));
   const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
@@ -193,7 +193,7 @@ t.test('the document the server writes is valid against the committed JSON Schem
 });
 
 t.test('a bad snapshot is refused with the path of its first problem, and changes nothing', async (t) => {
-  const s = await startServer(t, { ...SETTINGS, maxSnapshotBytes: 4_000_000 });
+  const s = await startInProcess(t, { ...SETTINGS, maxSnapshotBytes: 4_000_000 });
   await launchRun(s, legCounting({ seed: 5 }));
   await advance(s, 60);
   const before = (await s.call('GET', '/_mock/snapshot')).body;
@@ -283,7 +283,7 @@ const idsOf = (doc: { tenant: { tables: { workloads: { id: string }[]; assets: {
 const withoutCreatedAt = (doc: Record<string, unknown>) => ({ ...doc, created_at: null });
 
 t.test('one snapshot restored into three tenants of one server: each answers as the original with its own ids, and moves on alone', async (t) => {
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   await everything(t, s);
   const doc = (await s.call('GET', '/_mock/snapshot')).body;
   t.match(doc.tenant.id, /^tn_[0-9a-f]{20}$/, 'the document names the tenant it was taken from');
@@ -336,7 +336,7 @@ t.test('one snapshot restored into three tenants of one server: each answers as 
 });
 
 t.test('a version 1 document still restores, keeping its ids, into any tenant', async (t) => {
-  const s = await startServer(t, SETTINGS);
+  const s = await startInProcess(t, SETTINGS);
   const { id } = await launchRun(s, legCounting({ seed: 4 }));
   await advance(s, 60);
   const doc = (await s.call('GET', '/_mock/snapshot')).body;
@@ -344,7 +344,7 @@ t.test('a version 1 document still restores, keeping its ids, into any tenant', 
   v1Tables.request_journal = journalBeforeVersion4(v1Tables.request_journal);
   t.ok(v1Tables.request_journal.length > 0);
   const v1 = { ...doc, version: 1, tenant: { ...doc.tenant, id: undefined, tables: v1Tables } };
-  const b = withKey(await startServer(t, SETTINGS), freshKey());
+  const b = withKey(await startInProcess(t, SETTINGS), freshKey());
   t.equal((await b.call('PUT', '/_mock/snapshot', { body: v1 })).status, 200);
   const restored = (await b.call('GET', '/_mock/snapshot')).body;
   t.same(idsOf(restored), idsOf(doc), 'its ids, as version 1 restored them');

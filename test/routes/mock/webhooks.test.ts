@@ -3,7 +3,7 @@ import t from 'tap';
 import { MAX_IN_FLIGHT_PER_TENANT, RETRY_AFTER_MS } from '../../../server/domain/webhooks/delivery.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
 import type { Config } from '../../../server/config.js';
-import { startServer, type Teardown, type TestServer } from '../../helpers/server.js';
+import { startInProcess, type Teardown, type TestServer } from '../../helpers/server.js';
 import { startReceiver, verifies, type Receiver } from '../../helpers/webhook-receiver.js';
 
 const failing = (status: number) => (_req: unknown, res: import('node:http').ServerResponse) => {
@@ -14,7 +14,7 @@ const failing = (status: number) => (_req: unknown, res: import('node:http').Ser
 /** A manual-clock server whose tenant has one run whose `accepted` is due, and a receiver. */
 async function oneDue(t: Teardown, overrides: Partial<Config> = {}): Promise<{ s: TestServer; receiver: Receiver; secret: string; workload: string }> {
   const receiver = await startReceiver(t);
-  const s = await startServer(t, { clock: 'manual', ...overrides });
+  const s = await startInProcess(t, { clock: 'manual', ...overrides });
   const { secret } = (await s.call('PUT', '/v1/webhooks', { body: { url: receiver.url } })).body;
   const { id } = await launchRun(s, legCounting());
   return { s, receiver, secret, workload: id };
@@ -204,7 +204,7 @@ t.test('at most a few attempts of one tenant are in flight at once', async (t) =
       res.end();
     }, 50);
   };
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   await s.call('PUT', '/v1/webhooks', { body: { url: receiver.url } });
   for (let i = 0; i < MAX_IN_FLIGHT_PER_TENANT + 3; i++) await launchRun(s, legCounting());
   t.same(await flush(s), { due: 0, pending: 0 });

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { advance, drainEvents, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
-import { freshKey, startServer, withKey, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, withKey, type TestServer } from '../../helpers/server.js';
 import { submitCustom } from '../../helpers/evidence.js';
 import { journalBeforeVersion4 } from '../../helpers/snapshot.js';
 
@@ -24,7 +24,7 @@ const rules = async (s: TestServer) => (await s.call('GET', '/_mock/workload-rul
 const generations = (rows: any[]) => [...new Set(rows.map((e) => e.generation))];
 
 t.test('a rule made before the launch recovers the run when training step 3 begins, replaying and dropping events', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await manual(s);
   const rule = await addRule(s, {
     match: { mode: 'train' },
@@ -55,7 +55,7 @@ t.test('a rule made before the launch recovers the run when training step 3 begi
 });
 
 t.test('match: mode, kind, recipe and nth decide which workloads a rule binds; another tenant\'s launches never', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const other = withKey(s, freshKey());
   await manual(s);
   await addRule(s, { match: { mode: 'evaluate', nth: 2 }, at: { reads: 1 }, action: { type: 'fail' } });
@@ -74,7 +74,7 @@ t.test('match: mode, kind, recipe and nth decide which workloads a rule binds; a
 });
 
 t.test('running_seconds fails the run that long after it starts running; a trigger that never comes is skipped with why', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await manual(s);
   await addRule(s, { at: { running_seconds: 5 }, action: { type: 'fail', reason: 'node lost' } });
   await addRule(s, { at: { phase: 'training' }, action: { type: 'recover' } });
@@ -93,7 +93,7 @@ t.test('running_seconds fails the run that long after it starts running; a trigg
 });
 
 t.test('events: n acts once the run has emitted n task events; an action the state forbids is noted, never an error', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await manual(s);
   await addRule(s, { at: { events: 7 }, action: [{ type: 'drop_events', count: 3 }, { type: 'recover' }] });
   const { id, preview } = await launchRun(s, EVALUATE);
@@ -112,7 +112,7 @@ t.test('events: n acts once the run has emitted n task events; an action the sta
 });
 
 t.test('reads: n catches a reader between two pages', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await manual(s);
   await addRule(s, { at: { reads: 2 }, action: { type: 'recover', replay_last: 3 } });
   const { id } = await launchRun(s, TRAIN);
@@ -133,7 +133,7 @@ t.test('reads: n catches a reader between two pages', async (t) => {
 
 t.test('the same rules, seed and clock moves on two fresh servers give the same event pages, ids mapped', async (t) => {
   const run = async () => {
-    const s = await startServer(t);
+    const s = await startInProcess(t);
     await manual(s);
     await addRule(s, { at: { phase: 'training', step: 2 }, action: [{ type: 'recover', replay_last: 4 }, { type: 'drop_events', count: 1 }] });
     await addRule(s, { at: { running_seconds: 200 }, action: { type: 'recover', replay_last: 2 } });
@@ -158,7 +158,7 @@ t.test('the same rules, seed and clock moves on two fresh servers give the same 
 });
 
 t.test('deleting a rule ends its pending bindings; DELETE of an unknown or another tenant\'s rule is 404', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await manual(s);
   const rule = await addRule(s, { at: { reads: 1 }, action: { type: 'fail' } });
   const { id } = await launchRun(s, EVALUATE);
@@ -176,7 +176,7 @@ t.test('deleting a rule ends its pending bindings; DELETE of an unknown or anoth
 });
 
 t.test('a rule is checked as the API checks its parts', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const refused = async (body: unknown, message: RegExp) => {
     const res = await s.call('POST', '/_mock/workload-rules', { body });
     t.equal(res.status, 400, JSON.stringify(body));
@@ -195,7 +195,7 @@ t.test('a rule is checked as the API checks its parts', async (t) => {
 });
 
 t.test('a grading plan arrives by rule, the same as PUT .../grading-plan', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await manual(s);
   await addRule(s, { at: { phase: 'evaluation' }, action: { type: 'grading_plan', revision: 1 } });
   const { id, preview } = await launchRun(s, EVALUATE);
@@ -208,12 +208,12 @@ t.test('a grading plan arrives by rule, the same as PUT .../grading-plan', async
 });
 
 t.test('a scenario file\'s workload_rules bind the launches of its key; a snapshot carries rules and bindings, a fork shifts their ids', async (t) => {
-  const probe = await startServer(t);
+  const probe = await startInProcess(t);
   const file = join(dirname(probe.dbPath), 'rules.json');
   writeFileSync(file, JSON.stringify({
     keys: { nk_test_rules: { clock: { mode: 'manual' }, workload_rules: [{ at: { phase: 'training', step: 2 }, action: { type: 'recover', replay_last: 2 } }] } },
   }));
-  const s = withKey(await startServer(t, { scenario: file }), 'nk_test_rules');
+  const s = withKey(await startInProcess(t, { scenario: file }), 'nk_test_rules');
   const [rule] = await rules(s);
   t.match(rule, { source: 'scenario' });
   const { id, preview } = await launchRun(s, TRAIN);
@@ -239,7 +239,7 @@ t.test('a scenario file\'s workload_rules bind the launches of its key; a snapsh
 });
 
 t.test('a version 2 snapshot (no workload rules) still restores; a pending binding naming no rule is refused', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await manual(s);
   await addRule(s, { at: { reads: 1 }, action: { type: 'fail' } });
   await launchRun(s, EVALUATE);
@@ -256,7 +256,7 @@ t.test('a version 2 snapshot (no workload rules) still restores; a pending bindi
 });
 
 t.test('advance until a rule has applied, or a status only a rule brings, stops right there; a rule that cannot apply is a 409', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await manual(s);
   const rule = await addRule(s, { match: { mode: 'train' }, at: { phase: 'training', step: 4 }, action: { type: 'recover' } });
   const failing = await addRule(s, { match: { mode: 'evaluate' }, at: { running_seconds: 3 }, action: { type: 'fail' } });

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { endRecord, paxData, tarOf, tarRecords, zipOf, type TarRecord } from '../../helpers/archives.js';
 import { readWithTools, type ArchiveFormat } from '../../helpers/extractors.js';
-import { startServer } from '../../helpers/server.js';
+import { startInProcess } from '../../helpers/server.js';
 
 /**
  * The differential archive test: a hostile corpus, and archives real tools wrote, each uploaded to
@@ -215,7 +215,7 @@ const formatOf = (name: string): ArchiveFormat => (name.endsWith('.zip') ? 'zip'
 t.test('every archive of the corpus is refused, or listed as every common extractor reads it', async (t) => {
   const scratch = mkdtempSync(join(tmpdir(), 'nodus-mock-corpus-'));
   t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const cases = [...tarCorpus, ...zipCorpus, ...toolMade(scratch)];
   let read = 0;
   for (const [i, c] of cases.entries()) {

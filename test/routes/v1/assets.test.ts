@@ -5,7 +5,7 @@ import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { tarOf, zipOf } from '../../helpers/archives.js';
 import { connect } from '../../helpers/connections.js';
-import { freshKey, startServer, type CallResult, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, startServer, type CallResult, type TestServer } from '../../helpers/server.js';
 
 const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 const OCTET = { 'content-type': 'application/octet-stream' };
@@ -19,7 +19,7 @@ function upload(s: TestServer, data: string | Uint8Array, name?: string, options
 const list = async (s: TestServer, key?: string) => (await s.call('GET', '/v1/assets', { key })).body;
 
 t.test('an empty tenant lists no assets and this deployment\'s limits', async (t) => {
-  const s = await startServer(t, { maxImportBytes: 1234, assetQuotaBytes: 56789 });
+  const s = await startInProcess(t, { maxImportBytes: 1234, assetQuotaBytes: 56789 });
   const res = await s.call('GET', '/v1/assets');
   t.equal(res.status, 200);
   t.same(res.body, {
@@ -35,7 +35,7 @@ t.test('an empty tenant lists no assets and this deployment\'s limits', async (t
 });
 
 t.test('an upload is stored whole and answered 201 with a ready asset', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const code = 'import sys\nprint("training", sys.argv)\n';
   const res = await upload(s, code, 'train.py');
   t.equal(res.status, 201);
@@ -92,7 +92,7 @@ t.test('a streamed upload of unknown length (chunked, as the SDK sends a file) i
 });
 
 t.test('without ?name= an upload is called dataset; names list newest first', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const first = await upload(s, 'a');
   t.equal(first.body.name, 'dataset');
   await s.call('POST', '/_mock/clock/advance', { body: { seconds: 1 } });
@@ -103,7 +103,7 @@ t.test('without ?name= an upload is called dataset; names list newest first', as
 });
 
 t.test('bad uploads are 400s in the envelope and store nothing', async (t) => {
-  const s = await startServer(t, { maxImportBytes: 1000 });
+  const s = await startInProcess(t, { maxImportBytes: 1000 });
   const cases: Array<[string, () => Promise<CallResult>, number, string]> = [
     ['an empty body', () => upload(s, '', 'x.txt'), 400, 'empty_upload'],
     ['no body at all', () => s.call('POST', '/v1/assets/upload?name=x.txt', { headers: OCTET }), 400, 'empty_upload'],
@@ -134,7 +134,7 @@ t.test('bad uploads are 400s in the envelope and store nothing', async (t) => {
 });
 
 t.test('a name is at most 255 bytes of UTF-8, not 255 characters', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const tooLong = 'é'.repeat(128);
   t.equal(Buffer.byteLength(tooLong), 256);
   const refused = await upload(s, 'x', tooLong);
@@ -179,7 +179,7 @@ t.test('an upload past the limit is refused as it streams, and nothing past the 
 });
 
 t.test('keyed uploads: the same bytes and name replay the asset; anything else under the key is 409', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const data = 'rows,1\n';
   const keyed = (key: string, bytes = data, name = 'rows.csv') =>
     upload(s, bytes, name, { headers: { 'idempotency-key': key, 'x-nodus-sha256': sha256(bytes) } });
@@ -210,7 +210,7 @@ t.test('keyed uploads: the same bytes and name replay the asset; anything else u
 });
 
 t.test('archives: tar, tar.gz and zip are listed; links, devices, unsafe paths and too many members are refused', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const longPath = `deep/${'d'.repeat(120)}/file.txt`;
   const tar = tarOf([
     { path: 'project/', type: '5' },
@@ -271,7 +271,7 @@ t.test('archives: tar, tar.gz and zip are listed; links, devices, unsafe paths a
 });
 
 t.test('a tar.gz that inflates far past the limit is refused without being inflated whole', async (t) => {
-  const s = await startServer(t, { maxImportBytes: 64 * 1024 });
+  const s = await startInProcess(t, { maxImportBytes: 64 * 1024 });
   // 16 MiB of zeros gzips to a few KiB; the server allows 16 times the limit (1 MiB) inflated.
   const bomb = gzipSync(tarOf([{ path: 'zeros', content: '\0'.repeat(16 * 1024 * 1024) }]));
   t.ok(bomb.length < 64 * 1024);
@@ -281,7 +281,7 @@ t.test('a tar.gz that inflates far past the limit is refused without being infla
 });
 
 t.test('imports of a URL, a GitHub or a Hugging Face repository are ready at once with stand-in contents', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const imports = [
     [{ kind: 'url', url: 'https://data.example.com/sets/train.jsonl?sig=abc' }, 'url', 'train.jsonl', '1'],
     [{ kind: 'github', repo: 'https://github.com/nodus-compute/examples.git' }, 'github', 'nodus-compute/examples', 'main'],
@@ -306,7 +306,7 @@ t.test('imports of a URL, a GitHub or a Hugging Face repository are ready at onc
 });
 
 t.test('bad imports are 400s and store nothing', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const bad: Array<[string, unknown, string, RegExp?]> = [
     ['an unknown kind', { kind: 'ftp', url: 'ftp://x' }, 'invalid_import', /kind/],
     ['no kind', { url: 'https://x.example/a' }, 'invalid_import', /kind/],
@@ -338,7 +338,7 @@ t.test('bad imports are 400s and store nothing', async (t) => {
 });
 
 t.test('a database query import is 202 importing, ready on the tenant\'s virtual clock, and can be reused', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   await connect(s, 'warehouse');
   const query = { kind: 'connection_query', connection_id: 'warehouse', sql: 'SELECT * FROM runs', format: 'csv' };
   const res = await s.call('POST', '/v1/assets/import', { body: query });
@@ -377,7 +377,7 @@ t.test('a database query import is 202 importing, ready on the tenant\'s virtual
 });
 
 t.test('at most two imports in progress; the third, and an upload, answer 409; a failed import frees its place', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   await connect(s, 'db');
   const query = (n: number) => ({ kind: 'connection_query', connection_id: 'db', sql: `SELECT ${n}` });
   const a = await s.call('POST', '/v1/assets/import', { body: query(1) });
@@ -407,7 +407,7 @@ t.test('at most two imports in progress; the third, and an upload, answer 409; a
 });
 
 t.test('the storage quota: an upload or import that would pass it is 409; deleting makes room', async (t) => {
-  const s = await startServer(t, { assetQuotaBytes: 1000 });
+  const s = await startInProcess(t, { assetQuotaBytes: 1000 });
   const first = await upload(s, Buffer.alloc(700), 'a.bin');
   t.equal(first.status, 201);
   const over = await upload(s, Buffer.alloc(301), 'b.bin');
@@ -422,7 +422,7 @@ t.test('the storage quota: an upload or import that would pass it is 409; deleti
 });
 
 t.test('delete: 204, then deleted (left out of the list, contents gone); another tenant\'s asset is 404', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const asset = (await upload(s, 'bytes', 'a.txt')).body;
   const other = freshKey();
   t.equal((await s.call('GET', `/v1/assets/${asset.id}`, { key: other })).status, 404);
@@ -451,7 +451,7 @@ t.test('delete: 204, then deleted (left out of the list, contents gone); another
 });
 
 t.test('the journal records an upload by its size and hash, never its bytes', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const data = 'SECRET-CONTENT\n'.repeat(100);
   await upload(s, data, 'secret.txt');
   const [row] = (await s.call('GET', '/_mock/requests?path=/v1/assets/upload')).body.requests;
@@ -461,6 +461,7 @@ t.test('the journal records an upload by its size and hash, never its bytes', as
   t.notOk(JSON.stringify(row).includes('SECRET-CONTENT'));
 });
 
+// On a socket: a dropped answer is seen only by a client on a connection.
 t.test('a response lost after an upload commits: the asset exists, and a keyed retry answers it', async (t) => {
   const s = await startServer(t);
   await s.call('POST', '/_mock/faults', { body: { method: 'POST', path: '/v1/assets/upload', action: { type: 'drop_response' }, times: 1 } });
@@ -476,7 +477,7 @@ t.test('a response lost after an upload commits: the asset exists, and a keyed r
 });
 
 t.test('reset takes the tenant\'s assets and their contents, and no other tenant\'s', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const other = freshKey();
   await upload(s, 'mine', 'a.txt');
   const theirs = (await upload(s, 'theirs', 'b.txt', { key: other })).body;

@@ -2,7 +2,7 @@ import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance } from '../../helpers/rl.js';
 import { computePageProblems, iterateAll } from '../../helpers/sdk-compute.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 const customRun = (extra: Record<string, unknown> = {}) => ({
   requirements: { gpu: 'H100', gpu_count: 1, expected_runtime_hours: 1 },
@@ -24,7 +24,7 @@ const page = async (s: TestServer, query: string) => {
 };
 
 t.test('training newest first; runs sharing a sweep_id are one sweep_ item with the group\'s counts', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const lone = await submit(s, { name: 'baseline' });
   await advance(s, 10);
   const sweepRuns = [await submit(s, { sweep_id: 'lr' }), await submit(s, { sweep_id: 'lr' })];
@@ -67,7 +67,7 @@ t.test('training newest first; runs sharing a sweep_id are one sweep_ item with 
 });
 
 t.test('filters: instances and workspaces list nothing, agents nothing, me is 403; paused is history', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submit(s);
   await advance(s, 200);
   for (const query of ['?type=instance', '?type=workspace', '?launched_by=agents', '?include=workspaces&type=workspace']) {
@@ -90,7 +90,7 @@ t.test('filters: instances and workspaces list nothing, agents nothing, me is 40
 });
 
 t.test('pages follow the cursor to the end as the SDK iterates; bad limits and cursors are 400', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const ids: string[] = [];
   for (let i = 0; i < 7; i++) {
     ids.push(await submit(s, i < 3 ? {} : { sweep_id: `s${i}` }));
@@ -127,7 +127,7 @@ t.test('pages follow the cursor to the end as the SDK iterates; bad limits and c
 });
 
 t.test('a group is 404 for a sweep without training here: unknown or another tenant\'s; an id without sweep_ is a 400', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   await submit(s, { sweep_id: 'mine' });
   const other = freshKey();
   for (const id of ['mine', 'sweep_']) {

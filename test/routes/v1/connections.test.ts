@@ -2,7 +2,7 @@ import t from 'tap';
 import { connect, liveWandb } from '../../helpers/connections.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance } from '../../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 /** What `client.run(image=..., command=[...], connections=[...], sweep_id=...)` sends. */
 const customRun = (extra: Record<string, unknown> = {}) => ({
@@ -17,7 +17,7 @@ const submit = (s: TestServer, body: unknown, key?: string) =>
   s.call('POST', '/v1/workloads', { body, headers: { 'idempotency-key': `k-${Math.random()}` }, key });
 
 t.test('create pins the secret\'s current version; get by name or id; list; verify moves verified_at', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const secret = (await s.call('POST', '/v1/secrets', { body: { name: 'WANDB_API_KEY', value: 'v1' } })).body;
   await s.call('POST', '/v1/secrets', { body: { name: 'WANDB_API_KEY', value: 'v2' } });
   const created = await s.call('POST', '/v1/connections', { body: { name: 'wb', kind: 'wandb', secret: 'WANDB_API_KEY', entity: 'team', project: 'rl', live_mode: true } });
@@ -61,7 +61,7 @@ t.test('create pins the secret\'s current version; get by name or id; list; veri
 });
 
 t.test('each bad connection is a 400 with its own code, the field named', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await s.call('POST', '/v1/secrets', { body: { name: 'KEY', value: 'v' } });
   const base = { name: 'c', kind: 'postgres', secret: 'KEY' };
   const cases: [string, Record<string, unknown>, string, RegExp][] = [
@@ -97,7 +97,7 @@ t.test('each bad connection is a 400 with its own code, the field named', async 
 });
 
 t.test('a later put of the pinned secret, or its delete, makes the connection stale for every new use', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const wb = await connect(s, 'wb', liveWandb);
   const db = await connect(s, 'warehouse');
   t.equal((await submit(s, customRun({ connections: ['wb'] }))).status, 202, 'current: admitted');
@@ -126,7 +126,7 @@ t.test('a later put of the pinned secret, or its delete, makes the connection st
 });
 
 t.test('a workload\'s connection: unknown, another tenant\'s and not live are refused at submit and validate; sweep_id is kept', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const other = freshKey();
   await connect(s, 'theirs', liveWandb, other);
   await connect(s, 'offline', { kind: 'wandb', entity: 'e', project: 'p' });
@@ -164,7 +164,7 @@ t.test('a workload\'s connection: unknown, another tenant\'s and not live are re
 });
 
 t.test('delete is 409 connection_in_use while an active workload or a query export uses it', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   await connect(s, 'wb', liveWandb);
   await connect(s, 'warehouse');
   const run = await submit(s, customRun({ connections: ['wb'] }));
@@ -188,7 +188,7 @@ t.test('delete is 409 connection_in_use while an active workload or a query expo
 });
 
 t.test('query imports need a database connection that may read, on its own branch', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await connect(s, 'neon', { kind: 'neon', branch: 'dev' });
   await connect(s, 'writer', { kind: 'postgres', scope: 'write' });
   await connect(s, 'wb', liveWandb);
@@ -202,7 +202,7 @@ t.test('query imports need a database connection that may read, on its own branc
 });
 
 t.test('a fault rule makes verify (or create) fail, and leaves the connection as it was', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const wb = await connect(s, 'wb', liveWandb);
   await s.call('POST', '/_mock/faults', { body: { method: 'POST', path: '/v1/connections/{id}/verify', action: { type: 'error', status: 400, error: 'connection_verification_failed', message: 'wandb answered 401' } } });
   await advance(s, 60);

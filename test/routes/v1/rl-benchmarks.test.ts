@@ -1,12 +1,12 @@
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance, launchRun, secondsToFinish } from '../../helpers/rl.js';
-import { startServer } from '../../helpers/server.js';
+import { startInProcess } from '../../helpers/server.js';
 
 const BENCHMARKS = ['arc-easy', 'arc-challenge', 'hellaswag', 'mmlu'];
 
 t.test('the benchmark recipes are evaluate-only, and each runs to completed with evidence and results', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const list = await s.call('GET', '/v1/rl-recipes');
   for (const id of BENCHMARKS) {
     const recipe = list.body.recipes.find((r: any) => r.id === id);

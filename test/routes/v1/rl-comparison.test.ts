@@ -1,7 +1,7 @@
 import t from 'tap';
 import { loadCatalog } from '../../../server/domain/catalog/index.js';
 import { advance, launchRun, secondsToFinish } from '../../helpers/rl.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { startInProcess, type TestServer } from '../../helpers/server.js';
 
 /** A finished run's rl-summary comparison and results.json comparison. */
 async function comparisons(s: TestServer, id: string) {
@@ -11,7 +11,7 @@ async function comparisons(s: TestServer, id: string) {
 }
 
 t.test('default train runs are comparable, and results.json carries the summary\'s comparison', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const trainRecipes = loadCatalog().recipes.filter((r) => r.available && r.modes.includes('train'));
   t.equal(trainRecipes.length, 3, 'the three built-in train recipes');
   const runs: Array<{ label: string; id: string }> = [];

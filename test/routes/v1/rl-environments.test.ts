@@ -4,7 +4,7 @@ import t from 'tap';
 import { DEFAULT_ENVIRONMENTS_PATH } from '../../../server/domain/catalog/index.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance, workloadCount } from '../../helpers/rl.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { startInProcess, type TestServer } from '../../helpers/server.js';
 
 const GSM8K_RUNS = '/v1/rl-environments/gsm8k/examples/gsm8k-trained/runs';
 const RUNS = '/v1/rl-environments/{environment}/examples/{example}/runs';
@@ -22,7 +22,7 @@ function environmentsFile(s: { dbPath: string }, change: (doc: any) => void): st
 }
 
 t.test('the catalog: list, one entry, and what the SDK requires of it', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const list = await s.call('GET', '/v1/rl-environments');
   t.equal(list.status, 200);
   conforms(t, 'GET', '/v1/rl-environments', list);
@@ -66,7 +66,7 @@ t.test('the catalog: list, one entry, and what the SDK requires of it', async (t
 });
 
 t.test('an example\'s workload: what the run route submits, starting and charging nothing', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const res = await s.call('GET', '/v1/rl-environments/gsm8k/examples/gsm8k-trained/workload');
   t.equal(res.status, 200);
   conforms(t, 'GET', '/v1/rl-environments/{environment}/examples/{example}/workload', res);
@@ -94,7 +94,7 @@ t.test('an example\'s workload: what the run route submits, starting and chargin
 });
 
 t.test('an example run: an ordinary workload, replayed on retry, refused on conflict', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const missingKey = await run(s, GSM8K_RUNS, null);
   t.equal(missingKey.status, 400);
   t.equal(missingKey.body.error, 'idempotency_key_required');
@@ -152,7 +152,7 @@ t.test('an example run: an ordinary workload, replayed on retry, refused on conf
 });
 
 t.test('a retry returns the original run even after the catalog changed; sections a file omits stay built in', async (t) => {
-  const first = await startServer(t);
+  const first = await startInProcess(t);
   const original = await run(first, GSM8K_RUNS, 'before-change');
   t.equal(original.status, 202);
   const { key } = first;
@@ -163,7 +163,7 @@ t.test('a retry returns the original run even after the catalog changed; section
     doc.environments = doc.environments.filter((e: any) => e.id !== 'gsm8k');
     doc.environments.push({ ...doc.environments[0], id: 'my-env', name: 'Mine' });
   });
-  const s = await startServer(t, { db: first.dbPath, catalog: file });
+  const s = await startInProcess(t, { db: first.dbPath, catalog: file });
   const replay = await run(s, GSM8K_RUNS, 'before-change', undefined, key);
   t.equal(replay.status, 202);
   t.equal(replay.headers.get('idempotent-replayed'), 'true');

@@ -3,7 +3,7 @@ import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { attempt, drainChecked, ingest, page, pageProblems, phaseEvents, submitCustom, summary } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 /** Events drawn from a small identity space, so duplicates, changed repeats and clashes occur. */
 const eventArb = fc
@@ -38,7 +38,7 @@ async function refusal(s: TestServer, id: string, query: string, error: string) 
 }
 
 t.test('property: any page sizes drain every stored row exactly once, in order', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   let previousCursor: string | undefined;
   await fc.assert(
     fc.asyncProperty(fc.array(eventArb, { maxLength: 30 }), fc.array(eventArb, { maxLength: 8 }), sizesArb, forgedArb, badLimitArb, async (events, more, sizes, forged, badLimit) => {
@@ -81,7 +81,7 @@ t.test('property: any page sizes drain every stored row exactly once, in order',
 });
 
 t.test('cursors are bound to their workload and refused when edited; limits are checked', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const [a, b] = [await submitCustom(s), await submitCustom(s)];
   const empty = await page(s, a, '');
   t.equal(empty.status, 200, 'a workload without events answers an empty page');
@@ -117,7 +117,7 @@ t.test('cursors are bound to their workload and refused when edited; limits are 
 });
 
 t.test('recovery of a recipe run: the last events are reported again as new rows of generation 2', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 8 }));
   let before = await drainChecked(s, id);
   for (let i = 0; i < 300 && before.rows.length < 6; i++) {
@@ -141,7 +141,7 @@ t.test('recovery of a recipe run: the last events are reported again as new rows
 });
 
 t.test('recovery of a custom run: ingested events replay, and later reports of an attempt count once', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   await advance(s, 200);
   t.equal((await s.call('GET', `/v1/workloads/${id}`)).body.status, 'running');
@@ -166,7 +166,7 @@ t.test('recovery of a custom run: ingested events replay, and later reports of a
 });
 
 t.test('bounds: events past the count, byte and 16 KiB limits are dropped and counted', async (t) => {
-  const s = await startServer(t, { clock: 'manual', maxEventsPerWorkload: 5, maxEventBytesPerWorkload: 40_000 });
+  const s = await startInProcess(t, { clock: 'manual', maxEventsPerWorkload: 5, maxEventBytesPerWorkload: 40_000 });
   const count = await submitCustom(s);
   const res = await ingest(s, count, phaseEvents('evaluation', 4, 2));
   t.match(res.body, { accepted: 5, dropped: 3, rejected: [], dropped_events: 3, truncated: true });
@@ -189,7 +189,7 @@ t.test('bounds: events past the count, byte and 16 KiB limits are dropped and co
 });
 
 t.test('drop-events counts lost events; the summary then refuses the comparison', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   await ingest(s, id, [...phaseEvents('baseline', 4, 1), ...phaseEvents('evaluation', 4, 3)]);
   t.equal((await summary(s, id)).body.comparison.reason, 'comparable');

@@ -3,7 +3,7 @@ import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { attempt, drainChecked, gradingProblems, ingest, submitCustom } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 const results = (s: TestServer, id: string, query = '?revision=1', key?: string) =>
   s.call('GET', `/v1/workloads/${id}/rl-grading-results${query}`, { key });
@@ -42,7 +42,7 @@ async function stepUntil(s: TestServer, id: string, done: (status: string, gradi
 }
 
 t.test('a privately graded run: receipts go from pending to settled over virtual time', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, legCounting({ evaluation_tasks: 8 }));
   const first = await results(s, id);
   t.equal(first.status, 200);
@@ -84,7 +84,7 @@ t.test('a privately graded run: receipts go from pending to settled over virtual
 });
 
 t.test('parent_status is read in the same snapshot: a cancel settles pending receipts', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, legCounting({ evaluation_tasks: 8 }));
   const res = await stepUntil(s, id, (_, grading) => grading.body.receipts.some((r: any) => r.state === 'pending'));
   t.equal(res.body.grading_cleanup_complete, false, 'pending receipts: cleanup not complete');
@@ -97,7 +97,7 @@ t.test('parent_status is read in the same snapshot: a cancel settles pending rec
 });
 
 t.test('revision is required, in range, alone and once; unknown plans and tenants are 404', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, legCounting());
   for (const q of ['', '?revision=0', '?revision=2147483648', '?revision=abc', '?revision=1.0', '?revision=1e0', '?revision=', '?revision=1&revision=1', '?revision=1&limit=5', '?limit=5']) {
     const res = await results(s, id, q);
@@ -113,7 +113,7 @@ t.test('revision is required, in range, alone and once; unknown plans and tenant
 });
 
 t.test('PUT grading-plan: given receipts are kept as they are, in attempt id order', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 8 }));
   const given = [receipt('z'), receipt('m', { state: 'pending', reward: undefined, cleanup_complete: false }),
     receipt('a', { state: 'infrastructure_failure', reward: undefined, infrastructure_code: 'grading_unavailable' })];
@@ -140,7 +140,7 @@ t.test('PUT grading-plan: given receipts are kept as they are, in attempt id ord
 });
 
 t.test('PUT grading-plan refuses receipts the contract forbids', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   const bad: Array<[string, unknown]> = [
     ['a reward on a pending receipt', { state: 'pending', cleanup_complete: false }],
@@ -162,7 +162,7 @@ t.test('PUT grading-plan refuses receipts the contract forbids', async (t) => {
 });
 
 t.test('PUT grading-plan without receipts on a custom run derives them from its evaluation attempts', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   await ingest(s, id, [
     ...attempt('evaluation', 'p', 1, 'passed', { output: 'Answer: 4' }),
@@ -187,7 +187,7 @@ t.test('PUT grading-plan without receipts on a custom run derives them from its 
 });
 
 t.test('receipts naming another plan make the snapshot unverifiable: 500 grading_results_unavailable', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   await s.call('PUT', `/_mock/workloads/${id}/grading-plan`, { body: { plan_sha256: hex('d'), receipts: [receipt('a')] } });
   const res = await results(s, id);

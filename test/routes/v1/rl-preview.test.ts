@@ -1,13 +1,13 @@
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { legCounting } from '../../helpers/rl.js';
-import { freshKey, startServer } from '../../helpers/server.js';
+import { freshKey, startInProcess } from '../../helpers/server.js';
 
-const preview = (s: Awaited<ReturnType<typeof startServer>>, body: unknown, key?: string) =>
+const preview = (s: Awaited<ReturnType<typeof startInProcess>>, body: unknown, key?: string) =>
   s.call('POST', '/v1/rl-runs/preview', { body, key });
 
 t.test('preview normalises: every default filled, phases and outputs for the mode', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const res = await preview(s, {});
   t.equal(res.status, 200);
   conforms(t, 'POST', '/v1/rl-runs/preview', res);
@@ -41,7 +41,7 @@ t.test('preview normalises: every default filled, phases and outputs for the mod
 });
 
 t.test('the estimate grows with tasks and steps and is dated in virtual time', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const small = (await preview(s, legCounting({ evaluation_tasks: 8 }))).body.estimate;
   const large = (await preview(s, legCounting({ evaluation_tasks: 64 }))).body.estimate;
   const train = (await preview(s, legCounting({ mode: 'train', evaluation_tasks: 64, training_steps: 10 }))).body.estimate;
@@ -62,7 +62,7 @@ t.test('the estimate grows with tasks and steps and is dated in virtual time', a
 });
 
 t.test('review tokens: deterministic, bound to tenant and configuration, survive restarts', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const token = async (body: unknown, key?: string) => (await preview(s, body, key)).body.review_token as string;
   const base = await token(legCounting());
   t.equal(await token(legCounting()), base, 'same request, same token');
@@ -84,13 +84,13 @@ t.test('review tokens: deterministic, bound to tenant and configuration, survive
   const db = s.dbPath;
   const key = s.key;
   await s.close();
-  const again = await startServer(t, { db });
+  const again = await startInProcess(t, { db });
   const after = await again.call('POST', '/v1/rl-runs/preview', { body: legCounting(), key });
   t.equal(after.body.review_token, base, 'the secret is kept in the database');
 });
 
 t.test('every validation error is a 400 that names the field', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const cases: [string, unknown, string, string][] = [
     ['unknown key', legCounting({ temperature: 0.7 }), 'invalid_request', 'body.temperature'],
     ['explicit null', legCounting({ seed: null }), 'invalid_request', 'body.seed'],
@@ -128,7 +128,7 @@ t.test('every validation error is a 400 that names the field', async (t) => {
 });
 
 t.test('unavailable recipes and budgets block the preview with an empty token', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const swe = await preview(s, { recipe_id: 'swe-smith-repair' });
   t.equal(swe.status, 200);
   conforms(t, 'POST', '/v1/rl-runs/preview', swe);

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
-import { freshKey, startServer } from '../../helpers/server.js';
+import { freshKey, startInProcess } from '../../helpers/server.js';
 
 t.test('GET /v1/rl-recipes lists the catalog with every required field', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const res = await s.call('GET', '/v1/rl-recipes');
   t.equal(res.status, 200);
   conforms(t, 'GET', '/v1/rl-recipes', res);
@@ -33,7 +33,7 @@ t.test('GET /v1/rl-recipes lists the catalog with every required field', async (
 });
 
 t.test('availability overrides are per tenant', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const patched = await s.call('PATCH', '/_mock/recipes/reasoning-gym-leg-counting', {
     body: { available: false, unavailable_reason: 'capacity drained for maintenance' },
   });

@@ -4,13 +4,13 @@ import t from 'tap';
 import { DEFAULT_CATALOG_PATH } from '../../../server/domain/catalog/index.js';
 import { conforms } from '../../helpers/contract.js';
 import { legCounting, previewAndLaunch, workloadCount } from '../../helpers/rl.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { startInProcess, startServer, type TestServer } from '../../helpers/server.js';
 
 const launch = (s: TestServer, body: unknown, key: string | undefined) =>
   s.call('POST', '/v1/rl-runs', { body, headers: key === undefined ? {} : { 'idempotency-key': key } });
 
 t.test('launch answers 202 SubmitResult; a same-key retry replays byte for byte', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const { preview, launch: first } = await previewAndLaunch(s, legCounting(), 'run-001');
   t.equal(first.status, 202);
   conforms(t, 'POST', '/v1/rl-runs', first);
@@ -35,7 +35,7 @@ t.test('launch answers 202 SubmitResult; a same-key retry replays byte for byte'
 });
 
 t.test('the workload carries rl metadata and server-owned provenance', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const { preview, launch: res } = await previewAndLaunch(s, legCounting({ mode: 'train', training_steps: 10 }), 'prov');
   const tenant = (await s.call('GET', '/v1/me')).body.tenant;
   const row = s.store.workloads.get(tenant, res.body.id)!;
@@ -60,7 +60,7 @@ t.test('the workload carries rl metadata and server-owned provenance', async (t)
 });
 
 t.test('Idempotency-Key: required, bounded, printable', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const p = (await s.call('POST', '/v1/rl-runs/preview', { body: legCounting() })).body;
   const body = { ...p.configuration, review_token: p.review_token };
   const missing = await launch(s, body, undefined);
@@ -78,7 +78,7 @@ t.test('Idempotency-Key: required, bounded, printable', async (t) => {
 });
 
 t.test('review_token: format, binding, review_changed', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const p = (await s.call('POST', '/v1/rl-runs/preview', { body: legCounting() })).body;
   const noToken = await launch(s, p.configuration, 'a');
   t.equal(noToken.status, 400);
@@ -105,7 +105,7 @@ t.test('review_token: format, binding, review_changed', async (t) => {
 });
 
 t.test('a changed runtime since review is review_changed; a replay still replays', async (t) => {
-  const first = await startServer(t);
+  const first = await startInProcess(t);
   const { preview, launch: launched } = await previewAndLaunch(first, legCounting(), 'before-change');
   const p2 = (await first.call('POST', '/v1/rl-runs/preview', { body: legCounting({ seed: 5 }) })).body;
   const { dbPath, key } = first;
@@ -115,7 +115,7 @@ t.test('a changed runtime since review is review_changed; a replay still replays
   catalog.recipes[0].runtime.image = 'ghcr.io/nodus-compute/rl-runtime:2026.12.0';
   const file = join(dirname(dbPath), 'catalog.json');
   writeFileSync(file, JSON.stringify(catalog));
-  const s = await startServer(t, { db: dbPath, catalog: file });
+  const s = await startInProcess(t, { db: dbPath, catalog: file });
   const stale = await s.call('POST', '/v1/rl-runs', {
     body: { ...p2.configuration, review_token: p2.review_token },
     headers: { 'idempotency-key': 'after-change' },
@@ -134,7 +134,7 @@ t.test('a changed runtime since review is review_changed; a replay still replays
 });
 
 t.test('same key, different request: 409 idempotency_conflict', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await previewAndLaunch(s, legCounting(), 'shared-key');
   const { launch: reused } = await previewAndLaunch(s, legCounting({ seed: 9 }), 'shared-key');
   t.equal(reused.status, 409);
@@ -145,7 +145,7 @@ t.test('same key, different request: 409 idempotency_conflict', async (t) => {
 });
 
 t.test('admission: 503 rl_unavailable and 402 budget_exceeded with the arithmetic', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const p = (await s.call('POST', '/v1/rl-runs/preview', { body: legCounting() })).body;
   const body = { ...p.configuration, review_token: p.review_token };
 
@@ -179,6 +179,7 @@ t.test('admission: 503 rl_unavailable and 402 budget_exceeded with the arithmeti
   t.equal(workloadCount(s), 1);
 });
 
+// On a socket: the requests arrive together, as the SDK's retries would.
 t.test('50 concurrent launches with one key: one workload, 50 successes', async (t) => {
   const s = await startServer(t);
   const p = (await s.call('POST', '/v1/rl-runs/preview', { body: legCounting() })).body;
@@ -191,7 +192,7 @@ t.test('50 concurrent launches with one key: one workload, 50 successes', async 
 });
 
 t.test('keys expire after the TTL of virtual time', async (t) => {
-  const s = await startServer(t, { clock: 'manual', idempotencyTtl: 3600 });
+  const s = await startInProcess(t, { clock: 'manual', idempotencyTtl: 3600 });
   const { preview, launch: first } = await previewAndLaunch(s, legCounting(), 'ttl-key');
   const body = { ...preview.body.configuration, review_token: preview.body.review_token };
   await s.call('POST', '/_mock/clock/advance', { body: { seconds: 3599 } });

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import t from 'tap';
 import { createLogger } from '../../../server/logger.js';
 import { conforms } from '../../helpers/contract.js';
-import { freshKey, startServer, type CallResult } from '../../helpers/server.js';
+import { freshKey, startInProcess, startServer, type CallResult } from '../../helpers/server.js';
 
 const VALUE = 'wandb-Vq8r2Lx9TmPz4Kd7';
 
@@ -18,7 +18,7 @@ function sandboxProblems(res: CallResult): string[] {
 }
 
 t.test('put is versioned per name with a stable id; list shows metadata only; delete retires the name', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const first = await s.call('POST', '/v1/secrets', { body: { name: 'WANDB_API_KEY', value: VALUE } });
   t.equal(first.status, 201);
   conforms(t, 'POST', '/v1/secrets', first);
@@ -55,6 +55,7 @@ t.test('put is versioned per name with a stable id; list shows metadata only; de
   t.equal((await s.call('DELETE', '/v1/secrets/WANDB_API_KEY', { key: freshKey() })).status, 404, 'nor deletes them');
 });
 
+// On a socket: the error's url names the host the client reached.
 t.test('each bad input is a 400 SandboxError with its own code and a fix', async (t) => {
   const s = await startServer(t);
   const cases: [string, unknown, string][] = [
@@ -91,7 +92,7 @@ t.test('each bad input is a 400 SandboxError with its own code and a fix', async
 });
 
 t.test('the tenant limit is 100 names; a new version of an existing name still goes in', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   for (let i = 0; i < 100; i++) t.equal((await s.call('POST', '/v1/secrets', { body: { name: `S${i}`, value: 'v' } })).status, 201);
   const over = await s.call('POST', '/v1/secrets', { body: { name: 'S100', value: 'v' } });
   t.equal(over.status, 400);
@@ -100,7 +101,7 @@ t.test('the tenant limit is 100 names; a new version of an existing name still g
 });
 
 t.test('a fault rule on a secrets route answers SandboxError', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await s.call('POST', '/_mock/faults', { body: { method: 'POST', path: '/v1/secrets', action: { type: 'error', status: 503, error: 'unavailable', message: 'try later' } } });
   const res = await s.call('POST', '/v1/secrets', { body: { name: 'KEY', value: VALUE } });
   t.equal(res.status, 503);
@@ -111,7 +112,7 @@ t.test('a fault rule on a secrets route answers SandboxError', async (t) => {
 t.test('a secret value is in no answer, journal row, log line or byte of the database', async (t) => {
   let logged = '';
   const stream = Object.assign(new Writable({ write(chunk, _enc, done) { logged += chunk; done(); } }), { isTTY: false });
-  const s = await startServer(t, { clock: 'manual' }, { logger: createLogger('trace', stream as unknown as NodeJS.WriteStream) });
+  const s = await startInProcess(t, { clock: 'manual' }, { logger: createLogger('trace', stream as unknown as NodeJS.WriteStream) });
   const answers: string[] = [];
   const keep = (res: CallResult) => { answers.push(res.text); return res; };
   keep(await s.call('POST', '/v1/secrets', { body: { name: 'WANDB_API_KEY', value: VALUE } }));
@@ -152,7 +153,7 @@ t.test('a secret value is in no answer, journal row, log line or byte of the dat
 t.test('a near miss of a put stores no part of its body: any method, any path under /v1/secrets, any shape', async (t) => {
   let logged = '';
   const stream = Object.assign(new Writable({ write(chunk, _enc, done) { logged += chunk; done(); } }), { isTTY: false });
-  const s = await startServer(t, { clock: 'manual' }, { logger: createLogger('trace', stream as unknown as NodeJS.WriteStream) });
+  const s = await startInProcess(t, { clock: 'manual' }, { logger: createLogger('trace', stream as unknown as NodeJS.WriteStream) });
   const json = { 'content-type': 'application/json' };
   // Each case its own marker, so a failure names the shape that leaked.
   const cases: [string, (marker: string) => Promise<CallResult>][] = [

@@ -1,9 +1,10 @@
 // Uploads in progress hold bounded memory: one that would pass a bound is refused at once, before
 // its body is read, and a stalled one is cut off by the request timeout, which frees what it held.
 // Over raw sockets, since the point is a client that promises more than it sends.
+import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startServer, type ListeningServer } from '../../helpers/server.js';
 
 interface Answer {
   status: number;
@@ -12,7 +13,7 @@ interface Answer {
 }
 
 /** An upload whose headers promise `declared` bytes (chunked when undefined) and which then sends `sent` bytes. */
-function stalledUpload(s: TestServer, key: string, declared: number | undefined, sent: number) {
+function stalledUpload(s: ListeningServer, key: string, declared: number | undefined, sent: number) {
   const { port } = new URL(s.url);
   const socket: Socket = connect(Number(port), '127.0.0.1');
   let raw = '';
@@ -43,8 +44,10 @@ t.test('past the bounds an upload is refused at once; a stalled one is cut off a
   const s = await startServer(t, { maxImportBytes: 10_000, uploadMemoryBytes: 10_000, uploadMemoryBytesPerTenant: 6_000, requestTimeoutMs: 1_500 });
   const [alice, bob] = [freshKey(), freshKey()];
 
+  // The server starts reading the body once it holds what the Content-Length declares.
+  const reading = new Promise((resolve) => s.app.server.once('request', (req: IncomingMessage) => req.once('resume', resolve)));
   const stalled = stalledUpload(s, alice, 5_000, 3_000);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await reading;
   // Alice holds 5,000: another 2,000 of hers passes her 6,000.
   const hers = stalledUpload(s, alice, 2_000, 0);
   const tenantRefusal = await hers.answer;

@@ -3,13 +3,13 @@ import pino from 'pino';
 import t from 'tap';
 import { componentErrors, conforms } from '../../helpers/contract.js';
 import { advance, launchRun, legCounting, lifecycleEvents } from '../../helpers/rl.js';
-import { startServer } from '../../helpers/server.js';
+import { startInProcess } from '../../helpers/server.js';
 import { startReceiver, verifies } from '../../helpers/webhook-receiver.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
 t.test('PUT creates or replaces, GET never shows the secret, DELETE answers deleted', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const none = await s.call('GET', '/v1/webhooks');
   t.equal(none.status, 404);
   t.equal(none.body.error, 'not_found', 'none configured: 404 in the envelope (the SDK raises NotFoundError)');
@@ -47,7 +47,7 @@ t.test('PUT creates or replaces, GET never shows the secret, DELETE answers dele
 });
 
 t.test('a URL or secret the mock cannot use is a 400 that says why', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const outside = await s.call('PUT', '/v1/webhooks', { body: { url: 'https://hooks.example.com/nodus' } });
   t.equal(outside.status, 400);
   t.equal(outside.body.error, 'webhook_url_not_allowed');
@@ -77,18 +77,18 @@ t.test('a URL or secret the mock cannot use is a 400 that says why', async (t) =
 });
 
 t.test('--webhook-hosts replaces the allowed hosts; * allows any', async (t) => {
-  const s = await startServer(t, { webhookHosts: ['receiver.internal', '10.0.0.7'] });
+  const s = await startInProcess(t, { webhookHosts: ['receiver.internal', '10.0.0.7'] });
   t.equal((await s.call('PUT', '/v1/webhooks', { body: { url: 'http://Receiver.Internal:8000/hook' } })).status, 200);
   t.equal((await s.call('PUT', '/v1/webhooks', { body: { url: 'https://10.0.0.7/hook' } })).status, 200);
   const loopback = await s.call('PUT', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/' } });
   t.equal(loopback.status, 400, 'loopback only when the list says loopback');
   t.match(loopback.body.message, /now: receiver\.internal,10\.0\.0\.7/);
-  const any = await startServer(t, { webhookHosts: ['*'] });
+  const any = await startInProcess(t, { webhookHosts: ['*'] });
   t.equal((await any.call('PUT', '/v1/webhooks', { body: { url: 'https://hooks.example.com/nodus' } })).status, 200);
 });
 
 t.test('the journal keeps the PUT without its secret', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await s.call('PUT', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/hook', secret: SECRET } });
   await s.call('PUT', '/v1/webhooks', { raw: `{"url": "http://127.0.0.1:9/hook", "secret": "${SECRET}"`, headers: { 'content-type': 'application/json' } });
   const journal = await s.call('GET', '/_mock/requests?path=/v1/webhooks');
@@ -101,13 +101,13 @@ t.test('the journal keeps the PUT without its secret', async (t) => {
 });
 
 /** The status sequence the workload's own lifecycle events report. */
-async function statuses(s: Awaited<ReturnType<typeof startServer>>, id: string): Promise<string[]> {
+async function statuses(s: Awaited<ReturnType<typeof startInProcess>>, id: string): Promise<string[]> {
   return (await lifecycleEvents(s, id)).filter((e) => e.event_type === 'workload.status').map((e) => `workload.${e.payload.status}`);
 }
 
 t.test('a receiver on loopback gets every status change of a run, signed, in order', async (t) => {
   const receiver = await startReceiver(t);
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { secret } = (await s.call('PUT', '/v1/webhooks', { body: { url: receiver.url } })).body;
   const { id, preview } = await launchRun(s, legCounting());
   // Recovery while running: recovering and running again, in a new generation, among the changes.
@@ -150,7 +150,7 @@ t.test('changes from before the webhook was set are not delivered, even when fir
   const receiver = await startReceiver(t);
   // Realtime on a wall clock the test moves: virtual time passes with nothing materialised.
   let wall = Date.now();
-  const s = await startServer(t, { clock: 'realtime', timeScale: 1 }, { wallNow: () => wall });
+  const s = await startInProcess(t, { clock: 'realtime', timeScale: 1 }, { wallNow: () => wall });
   const { id } = await launchRun(s, legCounting());
   wall += 60_000;
   await s.call('PUT', '/v1/webhooks', { body: { url: receiver.url } });
@@ -166,7 +166,7 @@ t.test('changes from before the webhook was set are not delivered, even when fir
 
 t.test('after DELETE nothing more is delivered', async (t) => {
   const receiver = await startReceiver(t);
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   await s.call('PUT', '/v1/webhooks', { body: { url: receiver.url } });
   await launchRun(s, legCounting());
   await s.call('POST', '/_mock/webhooks/flush');
@@ -181,7 +181,7 @@ t.test('after DELETE nothing more is delivered', async (t) => {
 
 t.test('a realtime clock delivers without anyone reading the workload', async (t) => {
   const receiver = await startReceiver(t);
-  const s = await startServer(t, { clock: 'realtime', timeScale: 2000 });
+  const s = await startInProcess(t, { clock: 'realtime', timeScale: 2000 });
   await s.call('PUT', '/v1/webhooks', { body: { url: receiver.url } });
   await launchRun(s, legCounting());
   const got = await receiver.waitFor(6, 30_000);
@@ -193,7 +193,7 @@ t.test('the secret never reaches the logs', async (t) => {
   const stream = new Writable({ write(chunk, _enc, done) { logged += chunk; done(); } });
   const receiver = await startReceiver(t);
   receiver.answer = (_req, res) => { res.statusCode = 500; res.end(); };
-  const s = await startServer(t, { clock: 'manual' }, { logger: pino({ level: 'trace' }, stream) });
+  const s = await startInProcess(t, { clock: 'manual' }, { logger: pino({ level: 'trace' }, stream) });
   await s.call('PUT', '/v1/webhooks', { body: { url: receiver.url, secret: SECRET } });
   await s.call('PUT', '/v1/webhooks', { body: { url: 'http://127.0.0.1:9/', secret: `${SECRET}x` } });
   await s.call('GET', '/v1/webhooks');

@@ -2,7 +2,7 @@ import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance, workloadCount } from '../../helpers/rl.js';
 import { connect } from '../../helpers/connections.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 /** What `client.run(image=..., source_asset_id=..., command=["python", "train.py"], budget=...)` sends. */
 const runWith = (assetId: string, extra: Record<string, unknown> = {}) => ({
@@ -23,7 +23,7 @@ async function uploaded(s: TestServer, text: string, name: string, key?: string)
 }
 
 t.test('a custom run with its own code: the asset is held while the run is active, then can be deleted', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const code = await uploaded(s, 'print("train")\n', 'train.py');
   const data = await uploaded(s, 'a,b\n1,2\n', 'data.csv');
   const body = runWith(code, { inputs: [{ name: 'data', asset_id: data, cache: true }] });
@@ -47,7 +47,7 @@ t.test('a custom run with its own code: the asset is held while the run is activ
 });
 
 t.test('an asset named by two workloads stays held until both have ended; a cancelled run lets go', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const code = await uploaded(s, 'x', 'train.py');
   const first = await submit(s, runWith(code));
   await advance(s, 60);
@@ -68,7 +68,7 @@ t.test('an asset named by two workloads stays held until both have ended; a canc
 });
 
 t.test('unknown, deleted and another tenant\'s assets are 400 asset_not_found wherever they are named, at submit and validate', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const deleted = await uploaded(s, 'x', 'old.py');
   t.equal((await s.call('DELETE', `/v1/assets/${deleted}`)).status, 204);
   const theirs = await uploaded(s, 'x', 'theirs.py', freshKey());
@@ -95,7 +95,7 @@ t.test('unknown, deleted and another tenant\'s assets are 400 asset_not_found wh
 });
 
 t.test('an asset still importing, or failed, is 400 asset_not_ready; once ready it can be used', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   await connect(s, 'db');
   const importing = (await s.call('POST', '/v1/assets/import', { body: { kind: 'connection_query', connection_id: 'db', sql: 'SELECT 1' } })).body.id;
   const failing = (await s.call('POST', '/v1/assets/import', { body: { kind: 'connection_query', connection_id: 'db', sql: 'SELECT 2' } })).body.id;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance, drainEvents, launchRun, legCounting, lifecycleEvents, secondsToFinish } from '../../helpers/rl.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { startInProcess, type TestServer } from '../../helpers/server.js';
 
 const FREEZE = '/v1/workloads/{id}/freeze';
 const RESUME = '/v1/workloads/{id}/resume';
@@ -26,7 +26,7 @@ async function untilStatus(s: TestServer, id: string, status: string) {
 }
 
 t.test('a frozen run stops on the clock; resumed, it is the uninterrupted run shifted by the pause', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const config = legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 6, seed: 7 });
   const frozen = await launchRun(s, config);
   const plain = await launchRun(s, config);
@@ -96,7 +96,7 @@ t.test('a frozen run stops on the clock; resumed, it is the uninterrupted run sh
 });
 
 t.test('freeze and resume refuse what cannot happen; GET freeze is 404 until a freeze', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 4 }));
   const never = await s.call('GET', `/v1/workloads/${id}/freeze`);
   t.equal(never.status, 404, 'never frozen');

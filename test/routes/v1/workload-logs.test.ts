@@ -4,7 +4,7 @@ import { conforms } from '../../helpers/contract.js';
 import { advance, drainEvents, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
 import { canonicalJson } from '../../../server/domain/canonical.js';
 import { openStore } from '../../../store/index.js';
-import { startServer, tempDbPath, type TestServer } from '../../helpers/server.js';
+import { startInProcess, tempDbPath, type TestServer } from '../../helpers/server.js';
 
 const LOGS = '/v1/workloads/{id}/logs';
 const LIVE = '/v1/workloads/{id}/logs/live';
@@ -29,7 +29,7 @@ async function drainLive(s: TestServer, id: string) {
 const eventsInLog = (text: string) => text.split('\n').filter((l) => l.startsWith(PREFIX)).map((l) => JSON.parse(l.slice(PREFIX.length)));
 
 t.test('logs: text of the latest attempt with its digest and headers; 404 until a line is written', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 4 }));
   const early = await s.call('GET', `/v1/workloads/${id}/logs`);
   t.equal(early.status, 404, 'nothing written before the stage starts');
@@ -61,7 +61,7 @@ t.test('logs: text of the latest attempt with its digest and headers; 404 until 
 });
 
 t.test('logs and RL events agree, generation by generation, through a recovery', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 4, seed: 3 }));
   for (let i = 0; i < 60 && (await s.call('GET', `/v1/workloads/${id}`)).body.status !== 'running'; i++) await advance(s, 10);
   await advance(s, 60);
@@ -92,7 +92,7 @@ t.test('logs and RL events agree, generation by generation, through a recovery',
 });
 
 t.test('live logs: integer chunk ids, an opaque cursor, the same text as the log', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 8, training_steps: 40 }));
   const empty = await s.call('GET', `/v1/workloads/${id}/logs/live?after=`);
   t.equal(empty.status, 200, 'after="" is accepted');
@@ -127,7 +127,7 @@ t.test('live logs: integer chunk ids, an opaque cursor, the same text as the log
 });
 
 t.test('a log over its bound keeps whole lines up to it and says it was truncated', async (t) => {
-  const s = await startServer(t, { clock: 'manual', maxLogBytesPerAttempt: 2000 });
+  const s = await startInProcess(t, { clock: 'manual', maxLogBytesPerAttempt: 2000 });
   const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 8 }));
   await advance(s, secondsToFinish(preview));
   const res = await s.call('GET', `/v1/workloads/${id}/logs`);

@@ -1,13 +1,13 @@
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { startInProcess, type TestServer } from '../../helpers/server.js';
 
 const get = (s: TestServer, id: string) => s.call('GET', `/v1/workloads/${id}`);
 const micros = (usd: number) => Math.round(usd * 1e6);
 
 t.test('artifacts: a train run\'s checkpoints every 5 steps and after the last; none for an evaluation', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const train = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 7 }));
   const evaluate = await launchRun(s, legCounting({ evaluation_tasks: 4 }));
   const early = await s.call('GET', `/v1/workloads/${train.id}/artifacts`);
@@ -29,7 +29,7 @@ t.test('artifacts: a train run\'s checkpoints every 5 steps and after the last; 
 });
 
 t.test('ledger: credits add up to spend_usd at every moment; the settlement closes at the end', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   // A custom run of about 2.5 hours spans several billing hours.
   const submitted = await s.call('POST', '/v1/workloads', {
     body: { requirements: { compute_class: 'accelerator', gpu: 'H100', expected_runtime_hours: 2.5 }, source: { image: 'python:3.11-slim', command: ['python', 'train.py'] } },
@@ -58,7 +58,7 @@ t.test('ledger: credits add up to spend_usd at every moment; the settlement clos
 });
 
 t.test('routing: one placement per generation; a recovery adds one and supersedes the old', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 10 }));
   const queued = await s.call('GET', `/v1/workloads/${id}/routing`);
   conforms(t, 'GET', '/v1/workloads/{id}/routing', queued);

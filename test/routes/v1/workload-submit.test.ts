@@ -1,7 +1,7 @@
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance, launchRun, legCounting, workloadCount } from '../../helpers/rl.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { startInProcess, startServer, type TestServer } from '../../helpers/server.js';
 
 /** What `client.run(image=..., command=..., budget=..., extra={"rl": ...})` sends. */
 const customRun = (overrides: Record<string, unknown> = {}) => ({
@@ -18,7 +18,7 @@ const submit = (s: TestServer, body: unknown, key: string | null = `k-${Math.ran
   s.call('POST', '/v1/workloads', { body, headers: key === null ? {} : { 'idempotency-key': key } });
 
 t.test('a custom RL run submits, progresses and completes without a score', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const res = await submit(s, customRun(), 'custom-1');
   t.equal(res.status, 202);
   conforms(t, 'POST', '/v1/workloads', res);
@@ -36,7 +36,7 @@ t.test('a custom RL run submits, progresses and completes without a score', asyn
 });
 
 t.test('plain source runs, the newer SDK\'s catalog submission, unknown top-level fields', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const plain = await submit(s, {
     requirements: {}, outcome: { max_cost_usd: 1.0 }, continuity: { mode: 'checkpointed', resume_on_interruption: true },
     source: { image: 'python:3.11-slim', command: ['python', '-c', 'print(1)'] },
@@ -49,7 +49,7 @@ t.test('plain source runs, the newer SDK\'s catalog submission, unknown top-leve
 });
 
 t.test('submission errors are 400s with the SDK\'s codes', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const rl = customRun().rl;
   const cases: [string, unknown, string, RegExp?][] = [
     ['no source', { requirements: {}, outcome: {} }, 'missing_source'],
@@ -91,6 +91,7 @@ t.test('submission errors are 400s with the SDK\'s codes', async (t) => {
   t.equal(workloadCount(s), 0, 'validate submits nothing');
 });
 
+// On a socket, for the concurrent storm at its end.
 t.test('custom submits replay and conflict exactly like launches', async (t) => {
   const s = await startServer(t);
   const first = await submit(s, customRun(), 'same-key');
@@ -114,7 +115,7 @@ t.test('custom submits replay and conflict exactly like launches', async (t) => 
 });
 
 t.test('budget refusal applies to workload submits too', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   await s.call('PUT', '/_mock/budget', { body: { monthly_spend_cap_usd: 0.001 } });
   const res = await submit(s, customRun());
   t.equal(res.status, 402);
@@ -123,7 +124,7 @@ t.test('budget refusal applies to workload submits too', async (t) => {
 });
 
 t.test('GET /v1/workloads: newest first, pages, filters', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
     ids.push((await submit(s, customRun({ name: `run-${i}` }))).body.id);

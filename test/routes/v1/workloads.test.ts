@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance, launchRun, lifecycleEvents, drainEvents, secondsToFinish, legCounting } from '../../helpers/rl.js';
-import { freshKey, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 
 const get = (s: TestServer, id: string, key?: string) => s.call('GET', `/v1/workloads/${id}`, { key });
 
 t.test('a launched train run is followed from accepted to completed by one clock advance', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 8, training_steps: 4 }));
 
   const first = await get(s, id);
@@ -52,7 +52,7 @@ t.test('a launched train run is followed from accepted to completed by one clock
 });
 
 t.test('outputs: listed after completion, bytes match their SHA-256', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ mode: 'train', evaluation_tasks: 4, training_steps: 2 }));
   const before = await s.call('GET', `/v1/workloads/${id}/outputs`);
   t.equal(before.status, 200);
@@ -63,17 +63,18 @@ t.test('outputs: listed after completion, bytes match their SHA-256', async (t) 
   conforms(t, 'GET', '/v1/workloads/{id}/outputs', list);
   t.same(list.body.outputs.map((o: any) => o.name).sort(), ['adapter_config.json', 'adapter_model.safetensors', 'results.json']);
   for (const o of list.body.outputs) {
-    const res = await fetch(`${s.url}/v1/workloads/${id}/outputs/${o.name}`, {
+    const res = await s.app.inject({
+      method: 'GET', url: `/v1/workloads/${id}/outputs/${o.name}`,
       headers: { authorization: `Bearer ${s.key}`, 'accept-encoding': 'identity' },
     });
-    t.equal(res.status, 200, o.name);
-    const bytes = Buffer.from(await res.arrayBuffer());
+    t.equal(res.statusCode, 200, o.name);
+    const bytes = res.rawPayload;
     const digest = createHash('sha256').update(bytes).digest('hex');
-    t.equal(res.headers.get('x-nodus-sha256'), digest, `${o.name}: header matches the bytes`);
+    t.equal(res.headers['x-nodus-sha256'], digest, `${o.name}: header matches the bytes`);
     t.equal(o.sha256, digest);
-    t.equal(Number(res.headers.get('content-length')), bytes.length);
+    t.equal(Number(res.headers['content-length']), bytes.length);
     t.equal(o.bytes, bytes.length);
-    t.equal(res.headers.get('content-type'), 'application/octet-stream');
+    t.equal(res.headers['content-type'], 'application/octet-stream');
   }
   const results = JSON.parse((await s.call('GET', `/v1/workloads/${id}/outputs/results.json?stage=main`)).text);
   t.ok(results.comparison, 'results.json carries the before/after comparison');
@@ -83,7 +84,7 @@ t.test('outputs: listed after completion, bytes match their SHA-256', async (t) 
 });
 
 t.test('the same seed gives the same run; another seed differs', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const config = legCounting({ mode: 'train', evaluation_tasks: 8, training_steps: 3, seed: 7 });
   const a = await launchRun(s, config);
   const b = await launchRun(s, config);
@@ -103,15 +104,15 @@ t.test('the same seed gives the same run; another seed differs', async (t) => {
 });
 
 t.test('realtime mode: wait()-style polling sees the statuses in order', async (t) => {
-  const s = await startServer(t, { clock: 'realtime', timeScale: 1200 });
+  // The wall clock behind realtime virtual time moves 25 ms between polls, as a client's sleep would.
+  let wall = Date.now();
+  const s = await startInProcess(t, { clock: 'realtime', timeScale: 1200 }, { wallNow: () => wall });
   const { id } = await launchRun(s, legCounting({ evaluation_tasks: 4 }));
   const seen: string[] = [];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  for (let polls = 0; polls < 800; polls++, wall += 25) {
     const res = await get(s, id);
     if (seen[seen.length - 1] !== res.body.status) seen.push(res.body.status);
-    if (['completed', 'failed', 'cancelled'].includes(res.body.status) || Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 25));
+    if (['completed', 'failed', 'cancelled'].includes(res.body.status)) break;
   }
   const order = ['accepted', 'planning', 'reserving', 'provisioning', 'running', 'completed'];
   t.equal(seen[seen.length - 1], 'completed');
@@ -119,7 +120,7 @@ t.test('realtime mode: wait()-style polling sees the statuses in order', async (
 });
 
 t.test('cancel: at every status, safe after completion, 202 cancel_requested', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   for (const target of ['accepted', 'planning', 'reserving', 'provisioning', 'running']) {
     const { id, preview } = await launchRun(s, legCounting({ evaluation_tasks: 8 }));
     for (let i = 0; i < 400 && (await get(s, id)).body.status !== target; i++) await advance(s, 1);
@@ -146,7 +147,7 @@ t.test('cancel: at every status, safe after completion, 202 cancel_requested', a
 });
 
 t.test('another tenant\'s workload, or a malformed id, reads as 404 everywhere', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id } = await launchRun(s, legCounting());
   const other = freshKey();
   const paths = ['', '/events?after=0', '/outputs', '/outputs/results.json', '/rl-events'];
@@ -163,7 +164,7 @@ t.test('another tenant\'s workload, or a malformed id, reads as 404 everywhere',
 });
 
 t.test('lifecycle events page by integer id', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ mode: 'train', training_steps: 30 }));
   // Recoveries add lifecycle events until there are more than one page of them.
   for (let i = 0; i < 200 && (await lifecycleEvents(s, id)).length <= 100; i++) {
