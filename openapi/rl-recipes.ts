@@ -66,7 +66,7 @@ export type RLRecipeDescriptor = z.infer<typeof RLRecipeDescriptor>;
 export const RLRecipeList = z.strictObject({ recipes: z.array(RLRecipeDescriptor) });
 
 // The contract pins recipe_id/recipe_version to the one recipe the real service serves; here the
-// catalog is data, so they are plain bounded strings checked against it by the route.
+// catalog is data, so they are plain bounded strings checked against it by the domain (rl-runs.ts).
 const catalogKey = z.string().min(1).max(64);
 
 const recipeRequestShape = {
@@ -147,12 +147,13 @@ export type RLRecipeProvenance = z.infer<typeof RLRecipeProvenance>;
 
 /**
  * The `rl` block of a workload payload. Whether a custom submission may carry `recipe` (it may
- * not) is the route's call; this schema checks shape only.
+ * not) is the domain's rule (server/domain/launches/custom-runs.ts); this schema checks shape only.
  */
 export const RLMetadata = z
   .strictObject({
     schema_version: integerConst(1),
-    // The contract also enumerates environment ids; the catalog is data here (section 6, item 11).
+    // The contract also enumerates environment ids; the catalog is data here, and the domain checks
+    // the id against it (custom-runs.ts).
     environment_id: slug.max(64),
     mode: runMode,
     model: identityText(256),

@@ -11,7 +11,8 @@ export default (async function healthRoutes(app) {
       tags: ['health'],
       summary: 'The process is up',
       security: [],
-      // Unkeyed, so no 401: the app-wide URL limit is the one refusal a probe can meet.
+      // Unkeyed, so no 401. The app-wide hooks can still refuse a probe: the URL limit (414), and
+      // the Host check (403 host_not_allowed) for a Host that is not one of the mock's names.
       response: { 200: Health, 414: ErrorBody },
     },
   }, async () => ({ status: 'ok' }));

@@ -26,7 +26,7 @@ interface Asset {
 }
 
 /**
- * The inspector at /_mock/ui/ (issue 17): a page and its scripts, read from the package's ui/
+ * The inspector at /_mock/ui/: a page and its scripts, read from the package's ui/
  * folder. They hold no data, so no key is asked for here; the page sends the tenant's key with
  * each /v1 and /_mock call it makes. Registered as a context of its own at the root, outside the
  * /_mock context whose hook checks the key.

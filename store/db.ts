@@ -34,8 +34,8 @@ export function makeFolder(path: string): void {
 /**
  * A new database file starts as a copy of `template`, a database holding the schema and no rows
  * (the build writes dist/bundle/template.db with writeTemplate). Making the schema through the
- * eleven migrations, each in a transaction of its own and eight ALTER TABLEs among them, took
- * 7-15 ms of a fresh start; the copy takes about 1 ms. The migrations run after it as on any
+ * migrations, each in a transaction of its own and many of them ALTER TABLEs, took 7-15 ms of a
+ * fresh start when there were eleven; the copy takes about 1 ms. The migrations run after it as on any
  * file, so a version the template lacks is still applied. The copy is renamed into place, so a
  * start killed during it leaves no half-written database; a server holds the file's lock
  * (store/lock.ts) before it gets here, so two never copy at once. A leftover WAL without its

@@ -11,7 +11,7 @@ export interface SecretRow {
 
 const COLUMNS = 'id, tenant_id AS tenantId, name, version, created_at_ms AS createdAtMs';
 
-/** Secret metadata; the values are never stored (migration 009 says why). */
+/** Secret metadata; the values are never stored (migration 010 says why). */
 export function createSecretStore(db: Db) {
   const byName = db.prepare<[string, string], SecretRow>(`SELECT ${COLUMNS} FROM secrets WHERE tenant_id = ? AND name = ?`);
   const byId = db.prepare<[string, string], SecretRow>(`SELECT ${COLUMNS} FROM secrets WHERE tenant_id = ? AND id = ?`);

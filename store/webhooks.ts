@@ -116,7 +116,6 @@ export function createWebhookStore(db: Db) {
      WHERE tenant_id = @tenantId AND (@workloadId IS NULL OR workload_id = @workloadId) AND (@state IS NULL OR state = @state)
      ORDER BY seq LIMIT @limit`,
   );
-  // One statement per combination of filters (four at most), prepared on first use.
   const toWebhook = (r: StoredWebhook | undefined): WebhookRow | undefined => r && { ...r, enabled: r.enabled === 1 };
 
   let enqueued: (() => void) | undefined;

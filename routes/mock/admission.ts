@@ -19,8 +19,8 @@ export default (async function mockAdmissionRoutes(app) {
     },
   }, async (request) => control.overrideRecipe(request.tenant.id, request.params.id, request.body));
 
-  // Here rather than in openapi/mock.ts: created as the route registers, it is the document's last
-  // component, and moving it would reorder openapi/openapi.json.
+  // Here rather than in openapi/mock.ts, as LeversView below: created as the routes register, the
+  // two are the document's last components, and moving them would reorder openapi/openapi.json.
   const BudgetView = z.object({
     monthly_spend_cap_usd: z.number(),
     month_to_date_usd: z.number(),

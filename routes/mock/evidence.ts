@@ -22,7 +22,7 @@ export default (async function mockEvidenceRoutes(app) {
       summary: 'Ingest application-reported RL events as the runner would; invalid events are rejected one by one, valid ones kept',
       params: WorkloadParams,
       querystring: IngestEventsQuery,
-      // Fastify validates a body per media type; app.ts documents each.
+      // Fastify validates a body per media type; server/http/openapi-document.ts documents each.
       body: { content: { 'application/json': { schema: IngestEventsRequest }, 'text/plain': { schema: IngestEventsText } } },
       response: { 200: IngestEventsResult, ...errorResponses(409) },
     },

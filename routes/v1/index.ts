@@ -19,10 +19,11 @@ import webhookRoutes from './webhooks.js';
 import workloadRoutes from './workloads.js';
 
 /**
- * The contract's surface, registered with the prefix /v1. Its hooks are its own: the key check,
- * the request journal and the fault rules act on these routes (and on unknown paths under /v1)
- * and on nothing else. Each route's error responses are derived from what it takes, beside the
- * ones its own rules answer.
+ * The contract's surface, registered with the prefix /v1. Its hooks are added in this context, so
+ * they act on these routes (and on unknown paths under /v1) and on no others: the key check and
+ * the request journal (the /_mock context adds its own), and the fault rules, which no /_mock
+ * route meets (webhook deliveries meet them in the delivery worker). Each route's error responses
+ * are derived from what it takes, beside the ones its own rules answer.
  */
 const v1: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', app.authenticate);

@@ -51,7 +51,7 @@ export default (async function rlEnvironmentRoutes(app) {
       params: ExampleParams,
       headers: KeyedHeaders,
       body: RLExampleRunRequest,
-      // The contract's body is optional; server/app.ts documents it so.
+      // The contract's body is optional; the OpenAPI document says so (server/http/openapi-document.ts).
       [OPTIONAL_BODY]: true,
       response: { 202: SubmitResult, ...errorResponses(402, 409) },
       [RESPONSE_HEADERS]: { 202: ReplayedHeaders },

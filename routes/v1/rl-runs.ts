@@ -20,7 +20,7 @@ export default (async function rlRunRoutes(app) {
     },
   }, async (request, reply) => {
     const preview = await launches.preview(request.tenant.id, request.body);
-    // The seeds' plan exposes an ETag; it is the review token itself.
+    // The preview's ETag (PreviewHeaders) is its review token: it names exactly what was reviewed.
     if (preview.review_token) reply.header('etag', `"${preview.review_token}"`);
     return preview;
   });

@@ -5,8 +5,9 @@ export { sha256Hex };
 
 /**
  * Canonical JSON (keys sorted at every depth) so that hashes of equal values are equal whatever
- * the key order a client used. safe-stable-stringify (already under pino) is a maintained,
- * deterministic stringify; hand-sorting would be one more thing to get wrong.
+ * the key order a client used. safe-stable-stringify (a declared dependency, and pino's own, so
+ * one copy installed) is a maintained, deterministic stringify; hand-sorting would be one more
+ * thing to get wrong.
  */
 export const canonicalJson = (value: unknown): string => stringify(value) ?? 'null';
 

@@ -6,8 +6,9 @@ import { syncHook } from './sync-hook.js';
 
 /**
  * The key check as a hook that the /v1 and /_mock contexts add (routes/v1/index.ts,
- * routes/mock/index.ts); health, the OpenAPI document and /docs stay public. The resolved tenant is cached per key: the row it
- * mirrors never changes once written.
+ * routes/mock/index.ts); health, the OpenAPI document and /docs stay public. The resolved tenant
+ * is cached per key: the row it mirrors changes only at start (the key mapping moves keys before
+ * the first request).
  */
 export default fp(async function auth(app) {
   const { control } = app.services;

@@ -144,7 +144,7 @@ export interface StageState {
   status: string;
   /** Finished task attempts (task_completed events) of the whole run. */
   completed_units: number;
-  /** Planned task attempts: held-out tasks per evaluation phase plus training groups; 0 for custom runs. */
+  /** Task attempts of the uninterrupted plan: every held-out attempt (retries included) and every training reply; 0 for custom runs. */
   total_units: number;
   metric_step?: number;
   metric_total_steps?: number;

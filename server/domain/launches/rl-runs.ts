@@ -19,7 +19,7 @@ type Request = z.infer<typeof RLRecipeRequest>;
 type Phase = z.infer<typeof RLRecipePhase>;
 type Preview = z.infer<typeof RLRunPreview>;
 
-/** The contract's defaults for a request that names nothing. */
+/** The recipe a request that names none launches (the contract's default). */
 const DEFAULT_RECIPE_ID = 'reasoning-gym-leg-counting';
 
 /** How long a preview's estimate (and so its token's review) stays valid, in virtual time. */

@@ -21,7 +21,7 @@ const secretNotFound = (name: string) =>
 
 /**
  * Secrets: write-only, versioned per name, each operation one transaction. The value is checked
- * and then dropped: it is stored nowhere (migration 009), so nothing can ever show it.
+ * and then dropped: it is stored nowhere (migration 010), so nothing can ever show it.
  */
 export function createSecretService(deps: DomainContext) {
   const { store, units } = deps;

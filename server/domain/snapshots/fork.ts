@@ -64,11 +64,12 @@ const MEMO_CHARS = 64;
 /**
  * Each kind and length of id shifted by an offset of its own, keyed by the target tenant: a
  * bijection, so no two ids of the document meet; another tenant's copy is shifted by another
- * offset, so copies do not meet either (but by a 2^-100 chance). Adding rather than hashing each
- * id keeps their order, which lists sort by (workloads made in the same virtual millisecond, by
- * id): a copy lists its runs as the original does. The offset stays under half the range, so ids
- * written by the generators (whose leading digits are a wall-clock time, far under half) never
- * wrap around.
+ * offset, so copies do not meet either but by chance: at most n² over half the range for n ids of
+ * a kind, under 2^-64 for ten thousand ids of the shortest (16 digits). Adding rather than hashing
+ * each id keeps their order, which lists sort by (workloads made in the same virtual millisecond,
+ * by id): a copy lists its runs as the original does. The offset stays under half the range, so
+ * workload ids (whose leading digits are a wall-clock time, far under half) never wrap around;
+ * the other kinds are random throughout, and wrap as the bijection allows.
  */
 function idShifter(targetTenantId: string) {
   const offsets = new Map<string, bigint>();

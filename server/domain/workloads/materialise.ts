@@ -74,13 +74,6 @@ function keep<V>(cache: Map<string, V>, key: string, value: V, most: number): vo
   cache.set(key, value);
 }
 
-/**
- * Materialisation: a workload's stored rows are the simulator's timeline up to the tenant's
- * virtual now. Every call writes what fell due since the last one, in the caller's transaction,
- * and moves the row's `materialised_to_ms` with it, so a restart continues exactly where the
- * last commit stopped: no gaps, no duplicates. Timelines are derived data and cached per
- * (workload, intervention count); nothing authoritative lives in the cache.
- */
 /** When a run ends by its timeline (null: it stays frozen) and in which status. */
 export type RunEnd = Pick<Timeline, 'endAtMs' | 'finalStatus'>;
 
@@ -89,6 +82,13 @@ const CONTEXTS_KEPT = 256;
 /** Ends kept: two numbers a run, so every run of the largest tenants fits. */
 const ENDS_KEPT = 50_000;
 
+/**
+ * Materialisation: a workload's stored rows are the simulator's timeline up to the tenant's
+ * virtual now. Every call writes what fell due since the last one, in the caller's transaction,
+ * and moves the row's `materialised_to_ms` with it, so a restart continues exactly where the
+ * last commit stopped: no gaps, no duplicates. Timelines are derived data, cached by the workload
+ * and the content of its interventions; nothing authoritative lives in the cache.
+ */
 export class Materialiser {
   private readonly cache = new Map<string, RunContext>();
   private readonly ends = new Map<string, RunEnd>();
