@@ -13,7 +13,7 @@ export default (async function healthRoutes(app) {
       security: [],
       // Unkeyed, so no 401. The app-wide hooks can still refuse a probe: the URL limit (414), and
       // the Host check (403 host_not_allowed) for a Host that is not one of the mock's names.
-      response: { 200: Health, 414: ErrorBody },
+      response: { 200: Health, 403: ErrorBody, 414: ErrorBody },
     },
   }, async () => ({ status: 'ok' }));
 
@@ -23,7 +23,7 @@ export default (async function healthRoutes(app) {
       tags: ['health'],
       summary: 'The database answers',
       security: [],
-      response: { 200: Health, 414: ErrorBody, 503: ErrorBody },
+      response: { 200: Health, 403: ErrorBody, 414: ErrorBody, 503: ErrorBody },
     },
   }, async (_request, reply) => {
     try {

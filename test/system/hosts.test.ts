@@ -2,7 +2,10 @@
 // name in Host. Only the mock's own names are answered. Over real HTTP, since fetch sets Host itself.
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
+import { packageRoot } from '../../server/boot/package-info.js';
 import { resolveCli } from '../../server/config.js';
 import { startServer } from '../helpers/server.js';
 
@@ -43,6 +46,11 @@ t.test('by default only localhost, loopback addresses, the listening address and
   t.equal((await getWithHost(s.url, '/v1/me', 'evil.example', s.key)).status, 403, 'and a refused one after that is refused');
   t.equal((await getWithHost(s.url, '/healthz', 'evil.example')).status, 403, 'public paths too');
   t.equal((await getWithHost(s.url, '/_mock/ui/', 'evil.example')).status, 403, 'and the inspector');
+});
+
+t.test('the OpenAPI document declares the probes\' 403 from the Host check: a probe has no other refusal but the URL limit', async (t) => {
+  const doc = JSON.parse(readFileSync(join(packageRoot(), 'openapi', 'openapi.json'), 'utf8'));
+  for (const path of ['/healthz', '/readyz']) t.ok('403' in doc.paths[path].get.responses, `GET ${path}`);
 });
 
 /** One request written as it is (fetch and http.request cannot send these); answers the status and the parsed body. */
