@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPTIONS, shownDefault, type OptionSpec } from '../server/config.js';
 import { packageRoot } from '../server/boot/package-info.js';
+import { withSection } from './marked-section.js';
 
 export const BEGIN = '<!-- settings: generated from server/config.ts by `npm run docs:config` -->';
 export const END = '<!-- settings end -->';
@@ -25,12 +26,7 @@ export function configurationTable(): string {
 }
 
 /** `markdown` with the text between the markers replaced by the table. */
-export function withConfigurationTable(markdown: string): string {
-  const begin = markdown.indexOf(BEGIN);
-  const end = markdown.indexOf(END);
-  if (begin === -1 || end < begin) throw new Error(`docs/configuration.md needs the markers ${BEGIN} and ${END}`);
-  return `${markdown.slice(0, begin + BEGIN.length)}\n${configurationTable()}\n${markdown.slice(end)}`;
-}
+export const withConfigurationTable = (markdown: string): string => withSection(markdown, BEGIN, END, configurationTable());
 
 export const CONFIGURATION_DOC = join(packageRoot(), 'docs', 'configuration.md');
 

@@ -13,6 +13,7 @@ import { buildApp } from '../server/app.js';
 import { packageRoot } from '../server/boot/package-info.js';
 import { defaultConfig } from '../server/config.js';
 import { registerKey } from '../server/domain/control/tenants.js';
+import { withSection } from './marked-section.js';
 
 const CONFIGURATION = { recipe_id: 'reasoning-gym-leg-counting', recipe_version: '1.0.0', mode: 'evaluate' };
 const KEY = 'nk_test_launch_path';
@@ -79,12 +80,11 @@ function sourceOf(url: string, dist: string): string | undefined {
 }
 
 /**
- * The source files (relative to the package, in the order of their first function's position
- * in V8's report) whose functions ran during one keyed launch: a launch of its own, after one
- * untraced launch has loaded and warmed every module on the path. `budget` gives the tenant a
- * spending cap first.
+ * The source files (relative to the package, in the order ROLES lists them) whose functions ran
+ * during one keyed launch: a launch of its own, after one untraced launch has loaded and warmed
+ * every module on the path.
  */
-export async function traceLaunch(options: { budget?: boolean } = {}): Promise<string[]> {
+export async function traceLaunch(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-launch-path-'));
   const app = await buildApp({ config: defaultConfig({ db: join(dir, 'trace.db'), logLevel: 'silent', clock: 'manual' }) });
   const session = new Session();
@@ -92,6 +92,7 @@ export async function traceLaunch(options: { budget?: boolean } = {}): Promise<s
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    let sent = 0;
     const send = async (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
       const res = await fetch(url + path, {
         method,
@@ -99,10 +100,10 @@ export async function traceLaunch(options: { budget?: boolean } = {}): Promise<s
         body: JSON.stringify(body),
       });
       const text = await res.text();
+      sent++;
       if (!res.ok) throw new Error(`launch path: ${method} ${path} answered ${res.status}: ${text}`);
       return JSON.parse(text) as Record<string, unknown>;
     };
-    if (options.budget) await send('PUT', '/_mock/budget', { monthly_spend_cap_usd: 1000 });
     const launch = async (name: string) => {
       const preview = await send('POST', '/v1/rl-runs/preview', CONFIGURATION);
       const body = { ...(preview.configuration as object), review_token: preview.review_token };
@@ -116,18 +117,16 @@ export async function traceLaunch(options: { budget?: boolean } = {}): Promise<s
     // trace, the rows before it do not. Counted in the journal itself, waited for a turn at a time.
     const { store } = app.services.context;
     const tenantId = registerKey(app.services.context, KEY).id;
-    // Before the trace: a preview and a launch to warm up, the traced launch's preview (and the budget).
-    const requests = (options.budget ? 1 : 0) + 3;
     const journaled = async (rows: number) => {
       while (store.journal.list(tenantId, { limit: rows }).length < rows) await setImmediate();
     };
-    await journaled(requests);
+    await journaled(sent);
     await session.post('Profiler.enable');
     await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
     // Counts since the start, then only the launch's: taking the coverage resets the counts.
     await session.post('Profiler.takePreciseCoverage');
     await traced();
-    await journaled(requests + 1);
+    await journaled(sent);
     const { result } = await session.post('Profiler.takePreciseCoverage');
     await session.post('Profiler.stopPreciseCoverage');
     const dist = join(packageRoot(), 'dist');
@@ -150,26 +149,19 @@ export async function traceLaunch(options: { budget?: boolean } = {}): Promise<s
 /** docs/development.md's table of the launch path, between its markers. */
 export function launchPathTable(files: string[]): string {
   const rows = files.map((file) => `| \`${file}\` | ${ROLES[file] ?? '(not described in scripts/launch-path.ts)'} |`);
-  const count = `${files.length} project files, each once:`;
-  return [BEGIN, count, '', '| file | what it does for the launch |', '|---|---|', ...rows, '', END].join('\n');
+  return [`${files.length} project files, each once:`, '', '| file | what it does for the launch |', '|---|---|', ...rows, ''].join('\n');
 }
 
-const DOC = () => join(packageRoot(), 'docs', 'development.md');
+export const DEVELOPMENT_DOC = join(packageRoot(), 'docs', 'development.md');
 
-/** The table as the docs hold it now, markers included. */
-export function documentedTable(): string {
-  const text = readFileSync(DOC(), 'utf8');
-  const start = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) throw new Error('docs/development.md: no launch-path markers');
-  return text.slice(start, end + END.length);
-}
+/** `markdown` with the launch path's table replaced by `files`' own. */
+export const withLaunchPathTable = (markdown: string, files: string[]): string => withSection(markdown, BEGIN, END, launchPathTable(files));
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
   const files = await traceLaunch();
   if (process.argv.includes('--write')) {
-    writeFileSync(DOC(), readFileSync(DOC(), 'utf8').replace(documentedTable(), launchPathTable(files)));
-    process.stdout.write(`wrote the launch path (${files.length} files) into ${DOC()}\n`);
+    writeFileSync(DEVELOPMENT_DOC, withLaunchPathTable(readFileSync(DEVELOPMENT_DOC, 'utf8'), files));
+    process.stdout.write(`wrote the launch path (${files.length} files) into ${DEVELOPMENT_DOC}\n`);
   } else {
     process.stdout.write(`${files.join('\n')}\n${files.length} files\n`);
   }
