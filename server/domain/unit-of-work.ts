@@ -231,10 +231,10 @@ export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; mat
      */
     async atNowUpToDate<T>(tenantId: string, op: (unit: TenantUnit) => T): Promise<T> {
       await this.everyWorkloadInSlices(tenantId);
-      return store.write(() => inUnit(tenantId, (unit) => {
+      return this.atNow(tenantId, (unit) => {
         unit.materialiseEveryWorkload();
         return op(unit);
-      }));
+      });
     },
 
     /**
