@@ -23,10 +23,13 @@ export function createIdempotencyStore(db: Db, cache: TenantCache) {
     find(tenantId: string, scope: string, key: string): IdempotencyRecord | undefined {
       return cache.read(tenantId, idempotencyEntry(scope, key), () => find.get(tenantId, scope, key));
     },
-    /** What memory knows of the key without a statement (its record, or that it has none); undefined when only the file knows. */
-    cached(tenantId: string, scope: string, key: string): { record: IdempotencyRecord | undefined } | undefined {
+    /**
+     * What memory knows of the key without a statement: its record, or null when it knows there is
+     * none; undefined when only the file knows. No object per call: a replay's whole path is this.
+     */
+    cached(tenantId: string, scope: string, key: string): IdempotencyRecord | null | undefined {
       const known = cache.peek<IdempotencyRecord | undefined>(tenantId, idempotencyEntry(scope, key));
-      return known === NOT_CACHED ? undefined : { record: known };
+      return known === NOT_CACHED ? undefined : (known ?? null);
     },
     /** Replaces an expired record under the same key. */
     save(tenantId: string, scope: string, key: string, r: IdempotencyRecord): void {

@@ -49,7 +49,7 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   // itself: a duplicate queued in the same group finds the record. Looking in the file first
   // would cost every new key a read transaction of its own (the launch profile).
   const known = store.idempotency.cached(tenantId, req.operation, key);
-  const early = known && replayOf(known.record, clock.nowMs(tenantId));
+  const early = known === undefined ? undefined : replayOf(known ?? undefined, clock.nowMs(tenantId));
   if (early) return early;
   await budgetReady(deps, tenantId);
   const answer = await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
