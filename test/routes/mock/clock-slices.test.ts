@@ -48,6 +48,7 @@ t.test(`while one tenant advances 1,000 workloads by ${label}, another tenant is
     otherStatuses.add((await s.call('GET', `/v1/workloads/${otherRun}`, { key: other })).status);
     log.push('other');
     const left = unsettled(s, tenantId);
+    if (left > 0) t.ok(s.store.workloads.hasUnsettled(tenantId), 'the realtime webhook pass finds the tenant while workloads are unsettled');
     const now = await nowOf(s);
     const read = await s.call('GET', `/v1/workloads/${last}`);
     if (answered === undefined) midReads.push({ unsettled: left, now, status: read.body.status, events: eventCount(s, last) });
@@ -65,6 +66,7 @@ t.test(`while one tenant advances 1,000 workloads by ${label}, another tenant is
   t.ok(during.every((r) => r.status === 'completed' && r.events === eventCount(s, id)), 'and the workload it read materialised to it, every event of the run stored');
 
   t.equal(unsettled(s, tenantId), 0, 'once answered, every workload is materialised to the new now');
+  t.notOk(s.store.workloads.hasUnsettled(tenantId), 'and the realtime webhook pass passes the tenant by');
   // Copies of one run, launched at one time: the same events and the same status changes, at the same times.
   const sent = outboxes(s, tenantId);
   t.match(sent.get(id), /^workload\.accepted@\d+,workload\.planning@.*,workload\.completed@\d+$/, 'the run announces each status it passed, in order');
