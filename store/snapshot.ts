@@ -189,6 +189,16 @@ export function createSnapshotStore(db: Db) {
     }
   };
 
+  /** Whether the rows `hold` answered `id` for are the ones held now (committed, not replaced since). */
+  const holds = (id: number): boolean => {
+    if (heldId === 0) return false;
+    // A hold rolled back leaves no table to ask.
+    heldTableIs ??= db.prepare("SELECT count(*) FROM temp.sqlite_schema WHERE name = 'snapshot_held'").pluck();
+    if (heldTableIs.get() !== 1) return false;
+    heldIs ??= db.prepare('SELECT count(*) FROM temp.snapshot_held WHERE id = ?').pluck();
+    return heldIs.get(id) === 1;
+  };
+
   return {
     /**
      * Keeps a document's rows (as `insert` takes them) in TEMP tables of this connection, in place
@@ -215,15 +225,7 @@ export function createSnapshotStore(db: Db) {
       return id;
     },
 
-    /** Whether the rows `hold` answered `id` for are the ones held now (committed, not replaced since). */
-    holds(id: number): boolean {
-      if (heldId === 0) return false;
-      // A hold rolled back leaves no table to ask.
-      heldTableIs ??= db.prepare("SELECT count(*) FROM temp.sqlite_schema WHERE name = 'snapshot_held'").pluck();
-      if (heldTableIs.get() !== 1) return false;
-      heldIs ??= db.prepare('SELECT count(*) FROM temp.snapshot_held WHERE id = ?').pluck();
-      return heldIs.get(id) === 1;
-    },
+    holds,
 
     /**
      * The tenant's rows as the database holds them now, on a connection of the reader's own:
@@ -275,7 +277,7 @@ export function createSnapshotStore(db: Db) {
     ): Record<SnapshotTable, number> {
       const keys = renumbering();
       const written = {} as Record<SnapshotTable, number>;
-      const copying = held !== undefined && this.holds(held.id);
+      const copying = held !== undefined && holds(held.id);
       if (copying) {
         db.exec('DELETE FROM temp.snapshot_substitutes');
         substitutes ??= db.prepare('INSERT INTO temp.snapshot_substitutes (col, given, written) VALUES (?, ?, ?)');
