@@ -122,6 +122,21 @@ export interface SnapshotFork {
    * document go through one fork, which keeps what it mapped.
    */
   row(table: string, columns: readonly string[], values: SnapshotValues): void;
+  /**
+   * What `row` makes of the text wherever it is (not base64 bytes); undefined when that depends on
+   * the row it is in (it names an id derived from a workload's).
+   */
+  text(given: string): string | undefined;
+}
+
+/**
+ * Whether a fork of a document taken from tenant `source` can change the text: none changes a text
+ * without a kind of id and `_` in it, or the tenant's id. A held document's texts are sorted once
+ * by this, so a fork looks only at those that can change.
+ */
+export function forkCanChange(source: string | null): (text: string) => boolean {
+  const renameTenant = source !== null && OWN_TENANT_ID.test(source);
+  return (text) => holdsIdPrefix(text) || (renameTenant && text.includes(source));
 }
 
 /**
@@ -145,6 +160,24 @@ export function snapshotFork(tenant: { id: string | null; cursor_key: string | n
   // The tenant ids the server makes of a key are the ones a workload body names.
   const renameTenant = OWN_TENANT_ID.test(source);
   const memo = new Map<string, string>();
+  /** The text forked, and whether what it became depends on its row (the derived ids it names). */
+  const forkText = (given: string, replaceDerived: (id: string, kind: DerivedIdKind) => string) => {
+    const short = given.length <= MEMO_CHARS;
+    let text = short ? memo.get(given) : undefined;
+    if (text !== undefined) return { text, ofRow: false };
+    text = given;
+    let ofRow = false;
+    if (holdsIdPrefix(text)) {
+      text = text.replace(DERIVED_ID, (id, kind: DerivedIdKind) => {
+        ofRow = true;
+        return replaceDerived(id, kind);
+      }).replace(GLOBAL_ID, (id, ...groups) => shiftMatch(id, ...groups.slice(0, GLOBAL_ID_GROUPS)));
+    }
+    if (renameTenant && text.includes(source)) text = text.replaceAll(source, targetTenantId);
+    // What a derived id becomes depends on its row, so a text holding one is not kept.
+    if (short && !ofRow) memo.set(given, text);
+    return { text, ofRow };
+  };
   return {
     tenantId: targetTenantId,
     cursorKey: tenant.cursor_key === null
@@ -159,28 +192,19 @@ export function snapshotFork(tenant: { id: string | null; cursor_key: string | n
       const workloadsOfRow = () => (workloads ??= [...new Set(values
         .filter((value, i) => typeof value === 'string' && !bytes(i))
         .flatMap((value) => [...(value as string).matchAll(GLOBAL_ID)]).map((m) => m[0]).filter((id) => id.startsWith('wl_')))]);
-      // What a derived id becomes depends on its row, so a text holding one is not kept.
-      let ofRow = false;
-      const replaceDerived = (id: string, kind: DerivedIdKind) => {
-        ofRow = true;
-        return derived(id, kind, workloadsOfRow()) ?? id;
-      };
+      const replaceDerived = (id: string, kind: DerivedIdKind) => derived(id, kind, workloadsOfRow()) ?? id;
       let changed: [number, string][] | undefined;
       for (let i = 0; i < values.length; i++) {
         const given = values[i];
         if (typeof given !== 'string' || bytes(i)) continue;
-        const short = given.length <= MEMO_CHARS;
-        let text = short ? memo.get(given) : undefined;
-        if (text === undefined) {
-          text = given;
-          ofRow = false;
-          if (holdsIdPrefix(text)) text = text.replace(DERIVED_ID, replaceDerived).replace(GLOBAL_ID, (id, ...groups) => shiftMatch(id, ...groups.slice(0, GLOBAL_ID_GROUPS)));
-          if (renameTenant && text.includes(source)) text = text.replaceAll(source, targetTenantId);
-          if (short && !ofRow) memo.set(given, text);
-        }
+        const { text } = forkText(given, replaceDerived);
         if (text !== given) (changed ??= []).push([i, text]);
       }
       for (const [i, text] of changed ?? []) values[i] = text;
+    },
+    text(given) {
+      const { text, ofRow } = forkText(given, (id) => id);
+      return ofRow ? undefined : text;
     },
   };
 }

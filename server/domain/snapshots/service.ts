@@ -1,13 +1,13 @@
 import { setImmediate } from 'node:timers/promises';
 import { SNAPSHOT_COLUMNS, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotTenant, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
-import { SNAPSHOT_TABLES, SnapshotRowError, type SnapshotReader, type SnapshotTable, type SnapshotValues } from '../../../store/snapshot.js';
+import { SNAPSHOT_TABLES, SnapshotRowError, type HeldSubstitutes, type SnapshotReader, type SnapshotTable, type SnapshotValues } from '../../../store/snapshot.js';
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
 import { badRequest, DomainError } from '../errors.js';
 import { regularFileBlocks } from '../json-file.js';
 import { createSnapshotChecks, type CheckSettings, type SnapshotChecks } from './checks.js';
-import { snapshotFork } from './fork.js';
+import { forkCanChange, snapshotFork, type SnapshotFork } from './fork.js';
 import { HELD_CHARS, readSnapshot, SLICE_MS, type SnapshotWatch, type SpooledSnapshot } from './reader.js';
 
 /** A --restore file that cannot be restored: a start-up mistake, like a bad flag. */
@@ -38,6 +38,11 @@ type Chunks = Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
 interface Checked {
   bytes: Buffer;
   spooled: SpooledSnapshot;
+  /**
+   * Its rows as the store holds them too (store.snapshot.hold), and per table and column the
+   * texts a fork can change (forkCanChange): a restore copies the rest as they are.
+   */
+  held?: { id: number; forkable: Map<SnapshotTable, Map<string, Set<string>>> };
 }
 
 /**
@@ -160,10 +165,10 @@ export function createSnapshotService(deps: DomainContext) {
   let checked: Checked | undefined;
 
   /** The document's head and rows: those of `checked` when the bytes are its own, else read and checked. */
-  const readChecked = async (bytes: Chunks, root: 'body' | 'file'): Promise<{ spooled: SpooledSnapshot; kept: boolean }> => {
+  const readChecked = async (bytes: Chunks, root: 'body' | 'file'): Promise<{ spooled: SpooledSnapshot; kept?: Checked }> => {
     const known = checked;
     const read = await sameAgain(bytes, known);
-    if (read.again) return { spooled: known!.spooled, kept: true };
+    if (read.again) return { spooled: known!.spooled, kept: known };
     const checks = restoreChecks(deps.config);
     const spooled = await readSnapshot(read.chunks, root, checks.watch);
     try {
@@ -173,9 +178,55 @@ export function createSnapshotService(deps: DomainContext) {
       throw err;
     }
     const { chunks } = read.gathered;
-    if (!spooled.held || !chunks) return { spooled, kept: false };
+    if (!spooled.held || !chunks) return { spooled };
     checked = { bytes: Buffer.concat(chunks), spooled };
-    return { spooled, kept: true };
+    return { spooled, kept: checked };
+  };
+
+  /**
+   * Inside the restore's unit: holds the kept document's rows in the store unless they are held
+   * already, and answers what its copy into the tenant substitutes, by `fork`. A table where a
+   * text's fork depends on its row is left out, and so inserted row by row, forked as it goes.
+   */
+  const heldCopy = (kept: Checked, fork: SnapshotFork | undefined) => {
+    let held = kept.held;
+    if (!held || !store.snapshot.holds(held.id)) {
+      const canChange = forkCanChange(upgradeSnapshot(kept.spooled.head).tenant.id);
+      const forkable = new Map<SnapshotTable, Map<string, Set<string>>>();
+      const noted = (table: SnapshotTable) => function* () {
+        const columns = SNAPSHOT_COLUMNS[table];
+        for (const values of kept.spooled.rows(table)) {
+          for (let i = 0; i < values.length; i++) {
+            const text = values[i];
+            if (typeof text !== 'string' || !canChange(text)) continue;
+            let byColumn = forkable.get(table);
+            if (!byColumn) forkable.set(table, (byColumn = new Map()));
+            let texts = byColumn.get(columns[i]);
+            if (!texts) byColumn.set(columns[i], (texts = new Set()));
+            texts.add(text);
+          }
+          yield values;
+        }
+      }();
+      const rows = Object.fromEntries(TABLES.map((table) => [table, noted(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
+      held = { id: store.snapshot.hold(SNAPSHOT_COLUMNS, rows), forkable };
+    }
+    const substitutes: HeldSubstitutes = {};
+    for (const table of TABLES) {
+      const byColumn: Record<string, Map<string, string>> = {};
+      let whole = true;
+      for (const [column, texts] of fork ? held.forkable.get(table) ?? [] : []) {
+        const written = new Map<string, string>();
+        for (const text of texts) {
+          const forked = fork!.text(text);
+          if (forked === undefined) whole = false;
+          else if (forked !== text) written.set(text, forked);
+        }
+        if (written.size > 0) byColumn[column] = written;
+      }
+      if (whole) substitutes[table] = byColumn;
+    }
+    return { held, substitutes };
   };
 
   return {
@@ -217,6 +268,7 @@ export function createSnapshotService(deps: DomainContext) {
      */
     async restore(tenantId: string, bytes: Chunks, root: 'body' | 'file' = 'body'): Promise<RestoredRows> {
       const { spooled, kept } = await readChecked(bytes, root);
+      let heldNow: Checked['held'];
       try {
         const current = upgradeSnapshot(spooled.head);
         const fork = snapshotFork(current.tenant, tenantId);
@@ -239,7 +291,10 @@ export function createSnapshotService(deps: DomainContext) {
           unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
           store.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
           try {
-            return store.snapshot.insert(tenantId, SNAPSHOT_COLUMNS, tables);
+            if (!kept) return store.snapshot.insert(tenantId, SNAPSHOT_COLUMNS, tables);
+            const { held, substitutes } = heldCopy(kept, fork);
+            heldNow = held;
+            return store.snapshot.insert(tenantId, SNAPSHOT_COLUMNS, tables, { id: held.id, substitutes });
           } catch (err) {
             if (!(err instanceof SnapshotRowError)) throw err;
             const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');
@@ -247,6 +302,8 @@ export function createSnapshotService(deps: DomainContext) {
             throw badRequest('invalid_snapshot', `${path}: ${reason}`);
           }
         });
+        // Committed: the rows held in this unit stay held.
+        if (kept) kept.held = heldNow;
         // Megabytes of WAL: copied by the checkpointer's thread now, not inside some later commit.
         store.checkpointSoon();
         return restored;

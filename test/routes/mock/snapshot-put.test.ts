@@ -3,7 +3,7 @@ import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
-import { startInProcess, startServer, tempDbPath, type Teardown, type ListeningServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, startServer, tempDbPath, withKey, type Teardown, type ListeningServer, type TestServer } from '../../helpers/server.js';
 
 const SETTINGS = { clock: 'manual' } as const;
 
@@ -133,4 +133,39 @@ t.test('a client that goes away mid-upload leaves no spool and the tenant as it 
   while (left().length > 0) await new Promise((resolve) => setImmediate(resolve));
   t.pass('the spool is removed');
   t.ok(await unchanged(s, text), 'the tenant is as it was');
+});
+
+t.test('a kept document sent again while another takes its place is restored as itself', async (t) => {
+  const s = await startInProcess(t, SETTINGS);
+  const [a, b, between, target] = [freshKey(), freshKey(), freshKey(), freshKey()].map((key) => withKey(s, key));
+  const docA = await tenantWithRuns(a);
+  await launchRun(b, legCounting({ evaluation_tasks: 6, seed: 6 }));
+  const docB = await tenantWithRuns(b);
+  // B's own rows go, so that nothing of the database would refuse B's rows written in A's place.
+  t.equal((await b.call('POST', '/_mock/reset')).status, 200);
+  const counts = (text: string) => Object.fromEntries(Object.entries(JSON.parse(text).tenant.tables as Record<string, unknown[]>)
+    .filter(([table]) => table !== 'request_journal').map(([table, rows]) => [table, rows.length]));
+  t.notSame(counts(docB), counts(docA), 'the two documents differ in their rows');
+  t.equal((await put(withKey(s, freshKey()), docA)).status, 200, 'A read, checked and kept');
+
+  // A again, into the target: its bytes compared with the kept A up to half, then held back
+  // until B, restored in between, has taken A's place.
+  const targetId = (await target.call('GET', '/_mock/snapshot')).body.tenant.id;
+  const bytes = Buffer.from(docA);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let halfTaken!: () => void;
+  const half = new Promise<void>((resolve) => (halfTaken = resolve));
+  const chunks = async function* () {
+    yield bytes.subarray(0, bytes.length >> 1);
+    halfTaken();
+    await gate;
+    yield bytes.subarray(bytes.length >> 1);
+  };
+  const again = s.app.services.snapshots.restore(targetId, chunks());
+  await half;
+  t.equal((await put(between, docB)).status, 200, 'B restored in between, kept in A\'s place');
+  release();
+  await again;
+  t.same(counts((await target.call('GET', '/_mock/snapshot')).text), counts(docA), 'the target holds A\'s rows');
 });
