@@ -31,7 +31,8 @@ const ASKED_BY_FASTIFY = new Set<string | symbol>(['content', 'isFluentSchema', 
  * just after the declarations made before it was seen.
  */
 const idRanks = new Map<string, number>();
-const everyStandIn: (() => object)[] = [];
+/** Weakly: a route's inline schemas go with the app that declared them (tests build hundreds). */
+const everyStandIn: WeakRef<object>[] = [];
 /** Set by buildEverySchema: stand-ins declared later are built at once. */
 let eager = false;
 
@@ -69,7 +70,7 @@ export function lazy<T extends object>(build: () => T): T {
     getPrototypeOf: () => (real === undefined ? NOT_BUILT : Reflect.getPrototypeOf(real)),
   }) as T;
   pending.set(proxy, get);
-  everyStandIn.push(get);
+  everyStandIn.push(new WeakRef(proxy));
   if (eager) get();
   return proxy;
 }
@@ -93,7 +94,7 @@ export function built<T>(schema: T): T {
  */
 export function buildEverySchema(): void {
   eager = true;
-  for (const get of everyStandIn) get();
+  for (const standIn of everyStandIn) built(standIn.deref());
   rankNewIds(everyStandIn.length);
   const ids = z.globalRegistry._idmap;
   const entries = [...ids].map((entry, i) => ({ entry, rank: idRanks.get(entry[0])!, i }));
