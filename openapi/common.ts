@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { built, lazy } from './lazy.js';
 
 /** The contract's error envelope; extra fields may follow `error` and `message`. */
-export const ErrorBody = z
+export const ErrorBody = lazy(() => z
   .looseObject({
     error: z.string().describe('stable machine-readable code'),
     message: z.string().describe('human-readable explanation'),
   })
-  .meta({ id: 'Error' });
+  .meta({ id: 'Error' }));
 
 /**
  * What each error status means wherever a route documents it. The document generator
@@ -40,8 +41,8 @@ type ErrorStatus = Exclude<keyof typeof ERROR_DESCRIPTIONS, 'default' | 401 | 41
  * server/http/error-responses.ts. Every one is the envelope.
  */
 export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): Record<S, typeof ErrorBody> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<S, typeof ErrorBody>;
+  return Object.fromEntries(statuses.map((status) => [status, built(ErrorBody)])) as Record<S, typeof ErrorBody>;
 }
 
 /** Raw bytes, in a request or an answer: documented as a binary string, never validated or serialised. */
-export const BinaryBody = z.any().meta({ type: 'string', format: 'binary' });
+export const BinaryBody = lazy(() => z.any().meta({ type: 'string', format: 'binary' }));

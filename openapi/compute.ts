@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { dateTime } from './primitives.js';
+import { built, lazy } from './lazy.js';
 
 /** Compute (the contract's Compute tag): the tenant's training, a sweep's runs grouped as one item. */
 
-export const ComputeGroup = z
+export const ComputeGroup = lazy(() => z
   .looseObject({
     id: z.string().describe('Sweep item id, sweep_ followed by the sweep id.'),
     sweep_id: z.string(),
@@ -13,7 +14,7 @@ export const ComputeGroup = z
     succeeded: z.int(),
     failed: z.int(),
   })
-  .meta({ id: 'ComputeGroup' });
+  .meta({ id: 'ComputeGroup' }));
 export type ComputeGroup = z.infer<typeof ComputeGroup>;
 
 export const COMPUTE_STATES = ['starting', 'ready', 'running', 'recovering', 'stopping', 'stopped', 'paused', 'succeeded', 'failed', 'cancelled'] as const;
@@ -21,7 +22,7 @@ export type ComputeState = (typeof COMPUTE_STATES)[number];
 
 export const LAUNCH_CLIENTS = ['console', 'python-sdk', 'cli', 'mcp', 'claude-code', 'codex', 'cursor', 'api'] as const;
 
-export const ComputeItem = z
+export const ComputeItem = lazy(() => z
   .looseObject({
     id: z.string(),
     type: z.enum(['instance', 'training', 'workspace']),
@@ -31,9 +32,9 @@ export const ComputeItem = z
     gpu_memory_gb: z.number().nullable(),
     state: z.enum(COMPUTE_STATES).describe('paused is frozen training. It holds no compute and lists under history.'),
     status_text: z.string(),
-    created_at: dateTime,
-    started_at: dateTime.nullable(),
-    ended_at: dateTime.nullable(),
+    created_at: built(dateTime),
+    started_at: built(dateTime).nullable(),
+    ended_at: built(dateTime).nullable(),
     launched_by: z.looseObject({
       client: z.enum(LAUNCH_CLIENTS),
       user_id: z.string().nullable(),
@@ -41,36 +42,36 @@ export const ComputeItem = z
       api_key_id: z.string().nullable(),
       api_key_name: z.string().nullable(),
     }),
-    group: ComputeGroup.nullable(),
+    group: built(ComputeGroup).nullable(),
     resource: z.looseObject({ kind: z.enum(['research_workspace', 'workload', 'sweep']), id: z.string() }),
   })
-  .meta({ id: 'ComputeItem' });
+  .meta({ id: 'ComputeItem' }));
 export type ComputeItem = z.infer<typeof ComputeItem>;
 
-export const ComputeList = z
+export const ComputeList = lazy(() => z
   .looseObject({
-    items: z.array(ComputeItem),
+    items: z.array(built(ComputeItem)),
     next_cursor: z.string().nullable(),
     summary: z.looseObject({ running: z.looseObject({ instance: z.int(), training: z.int(), workspace: z.int() }) }),
   })
-  .meta({ id: 'ComputeList' });
+  .meta({ id: 'ComputeList' }));
 export type ComputeList = z.infer<typeof ComputeList>;
 
-export const ComputeGroupPage = z.object({ group: ComputeGroup, items: z.array(ComputeItem), next_cursor: z.string().nullable() });
+export const ComputeGroupPage = lazy(() => z.object({ group: built(ComputeGroup), items: z.array(built(ComputeItem)), next_cursor: z.string().nullable() }));
 export type ComputeGroupPage = z.infer<typeof ComputeGroupPage>;
 
-const limit = z.coerce.number().int().min(1).max(100).default(50);
-const cursor = z.string().max(512).optional().describe('Opaque next_cursor from the previous page with the same filters.');
+const limit = lazy(() => z.coerce.number().int().min(1).max(100).default(50));
+const cursor = lazy(() => z.string().max(512).optional().describe('Opaque next_cursor from the previous page with the same filters.'));
 
-export const ComputeQuery = z.object({
+export const ComputeQuery = lazy(() => z.object({
   state: z.enum(['running', 'history']).meta({ default: 'running' }).optional(),
   type: z.enum(['instance', 'training', 'workspace']).optional().describe('workspace selects running saved workspaces and returns no history.'),
   include: z.enum(['workspaces']).optional().describe('Adds running saved workspaces as items of type workspace.'),
   launched_by: z.enum(['me', 'agents']).optional().describe('agents selects claude-code, codex, cursor and mcp. me requires a credential associated with a team member.'),
-  limit,
-  cursor,
-});
+  limit: built(limit),
+  cursor: built(cursor),
+}));
 export type ComputeQuery = z.infer<typeof ComputeQuery>;
 
-export const ComputeGroupParams = z.object({ id: z.string().min(1).max(256).regex(/^sweep_.+/).describe('a sweep item id from GET /v1/compute: sweep_ followed by the sweep id') });
-export const ComputeGroupQuery = z.object({ limit, cursor });
+export const ComputeGroupParams = lazy(() => z.object({ id: z.string().min(1).max(256).regex(/^sweep_.+/).describe('a sweep item id from GET /v1/compute: sweep_ followed by the sweep id') }));
+export const ComputeGroupQuery = lazy(() => z.object({ limit: built(limit), cursor: built(cursor) }));

@@ -2,47 +2,48 @@ import { z } from 'zod';
 import { METHODS } from 'node:http';
 import { clockMode, identityText, queryInteger, sha256Hex } from './primitives.js';
 import { RLGradingReceipt } from './rl-evidence.js';
+import { built, lazy } from './lazy.js';
 
 /** Schemas of the /_mock control API (docs/control-api.md). */
 
-export const ClockState = z
+export const ClockState = lazy(() => z
   .object({
-    mode: clockMode,
+    mode: built(clockMode),
     scale: z.number().describe('virtual seconds per wall second in realtime mode'),
     now: z.string().describe('RFC 3339 virtual time'),
   })
-  .meta({ id: 'MockClock' });
+  .meta({ id: 'MockClock' }));
 
-export const ClockUpdate = z
+export const ClockUpdate = lazy(() => z
   .strictObject({
-    mode: clockMode,
+    mode: built(clockMode),
     scale: z.number().positive().max(1_000_000).optional(),
   })
-  .meta({ id: 'MockClockUpdate' });
+  .meta({ id: 'MockClockUpdate' }));
 
 const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 3600;
 
 /** The lifecycle statuses of a workload, in the order a run passes them (interruptions between). */
-const workloadStatus = z.enum([
+const workloadStatus = lazy(() => z.enum([
   'accepted', 'planning', 'reserving', 'provisioning', 'running', 'recovering',
   'freezing', 'frozen', 'completed', 'failed', 'cancelled',
-]);
+]));
 
-export const ClockUntil = z
+export const ClockUntil = lazy(() => z
   .union([
     z.literal('idle').describe("every workload of the tenant has ended and no webhook delivery waits for a later virtual time"),
     z.strictObject({
       workload_id: z.string(),
-      status: workloadStatus.describe('reached: the workload has been in this status, or (on the path accepted → … → running → completed) in a later one'),
+      status: built(workloadStatus).describe('reached: the workload has been in this status, or (on the path accepted → … → running → completed) in a later one'),
     }),
     z.strictObject({ rule: z.string().min(1).max(128).describe('a workload rule of this tenant: it has applied to a workload') }),
-  ], { error: `must be "idle", {"workload_id", "status"} with a status of ${workloadStatus.options.join(', ')}, or {"rule"}` })
-  .meta({ id: 'MockClockUntil' });
+  ], { error: `must be "idle", {"workload_id", "status"} with a status of ${built(workloadStatus).options.join(', ')}, or {"rule"}` })
+  .meta({ id: 'MockClockUntil' }));
 
-export const ClockAdvance = z
+export const ClockAdvance = lazy(() => z
   .strictObject({
     seconds: z.number().positive().max(MAX_ADVANCE_SECONDS).optional().describe('virtual seconds to move forward (this or until)'),
-    until: ClockUntil.optional().describe('move forward to the first virtual time at which this holds (this or seconds)'),
+    until: built(ClockUntil).optional().describe('move forward to the first virtual time at which this holds (this or seconds)'),
     max_seconds: z.number().positive().max(MAX_ADVANCE_SECONDS).optional()
       .describe('with until: how far it may move at most (default 604800, a virtual week)'),
   })
@@ -54,16 +55,16 @@ export const ClockAdvance = z
       ctx.addIssue({ code: 'custom', path: ['max_seconds'], message: 'only allowed with until' });
     }
   })
-  .meta({ id: 'MockClockAdvance' });
+  .meta({ id: 'MockClockAdvance' }));
 
-export const ClockNow = z
+export const ClockNow = lazy(() => z
   .object({
     now: z.string(),
     held: z.boolean().optional().describe('with until: true (a condition that cannot hold answers 409 and moves nothing)'),
   })
-  .meta({ id: 'MockClockNow' });
+  .meta({ id: 'MockClockNow' }));
 
-export const RecipeOverrideUpdate = z
+export const RecipeOverrideUpdate = lazy(() => z
   .strictObject({
     available: z.boolean(),
     unavailable_reason: z.string().min(1).max(512).optional().describe('shown to this tenant while unavailable'),
@@ -73,38 +74,38 @@ export const RecipeOverrideUpdate = z
     path: ['unavailable_reason'],
     message: 'only allowed with available false',
   })
-  .meta({ id: 'MockRecipeOverride' });
+  .meta({ id: 'MockRecipeOverride' }));
 
-export const LeversUpdate = z
+export const LeversUpdate = lazy(() => z
   .strictObject({
     review_expiry: z.boolean().optional().describe("a launch after its preview's estimate.valid_until answers 409 review_changed (default false: reviews do not expire)"),
     unrecoverable_error_rate: z.number().min(0).max(1).nullable().optional()
       .describe("share of errored held-out attempts of this tenant's new launches that are not retried (null: each recipe's catalog value, 0)"),
   })
-  .meta({ id: 'MockLevers' });
+  .meta({ id: 'MockLevers' }));
 
-export const BudgetUpdate = z
+export const BudgetUpdate = lazy(() => z
   .strictObject({
     monthly_spend_cap_usd: z.number().nonnegative().max(1e9),
     month_to_date_usd: z.number().nonnegative().max(1e9).optional().describe('spend already counted this month (default 0)'),
   })
-  .meta({ id: 'MockBudget' });
+  .meta({ id: 'MockBudget' }));
 
-export const RecoverRequest = z
+export const RecoverRequest = lazy(() => z
   .strictObject({
     replay_last: z.int().min(0).max(100_000).optional().describe('task events of the old generation reported again, with their event ids, in the new one (default 0)'),
   })
-  .meta({ id: 'MockRecover' });
+  .meta({ id: 'MockRecover' }));
 
-export const DropEventsRequest = z
+export const DropEventsRequest = lazy(() => z
   .strictObject({ count: z.int().min(1).max(1_000_000_000) })
-  .meta({ id: 'MockDropEvents' });
+  .meta({ id: 'MockDropEvents' }));
 
-export const FailRequest = z
+export const FailRequest = lazy(() => z
   .strictObject({ reason: z.string().min(1).max(1024).optional() })
-  .meta({ id: 'MockFail' });
+  .meta({ id: 'MockFail' }));
 
-export const InterventionResult = z
+export const InterventionResult = lazy(() => z
   .object({
     workload_id: z.string(),
     status: z.string(),
@@ -112,19 +113,19 @@ export const InterventionResult = z
     dropped_events: z.int(),
     truncated: z.boolean(),
   })
-  .meta({ id: 'MockInterventionResult' });
+  .meta({ id: 'MockInterventionResult' }));
 
 const FAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** An exact path, `{name}` segments standing for one segment each, an optional trailing `*`. */
 const FAULT_PATH_PATTERN = /^(\/([^/?#*{}\s]*|\{[A-Za-z_][A-Za-z0-9_]*\}))+\*?$/;
 /** How fault rules and the request journal name paths (server/domain/control/faults.ts matches them). */
-const pathPattern = z
+const pathPattern = lazy(() => z
   .string()
   .max(1024)
-  .regex(FAULT_PATH_PATTERN, 'must start with / and be an exact path, a template such as /v1/workloads/{id}, or a prefix ending in *; leave the query string out');
+  .regex(FAULT_PATH_PATTERN, 'must start with / and be an exact path, a template such as /v1/workloads/{id}, or a prefix ending in *; leave the query string out'));
 
-export const FaultAction = z
+export const FaultAction = lazy(() => z
   .discriminatedUnion('type', [
     z.strictObject({
       type: z.literal('error'),
@@ -141,39 +142,39 @@ export const FaultAction = z
     z.strictObject({ type: z.literal('drop_response') })
       .describe('run the handler (it commits), then destroy the connection without answering'),
   ])
-  .meta({ id: 'MockFaultAction' });
+  .meta({ id: 'MockFaultAction' }));
 
-export const FaultRule = z
+export const FaultRule = lazy(() => z
   .strictObject({
     method: z.enum(FAULT_METHODS).optional().describe('any method when absent'),
-    path: pathPattern.describe('exact path, route template (/v1/workloads/{id}) or prefix ending in *; the query string is ignored'),
+    path: built(pathPattern).describe('exact path, route template (/v1/workloads/{id}) or prefix ending in *; the query string is ignored'),
     times: z.number().int().min(1).max(1_000_000).default(1).describe('matching requests it applies to'),
     after: z.number().int().min(0).max(1_000_000).default(0).describe('matching requests let through first'),
-    action: FaultAction,
+    action: built(FaultAction),
   })
-  .meta({ id: 'MockFaultRule' });
+  .meta({ id: 'MockFaultRule' }));
 
-export const Fault = z
+export const Fault = lazy(() => z
   .object({
     id: z.string(),
     method: z.enum(FAULT_METHODS).nullable().describe('null: any method'),
     path: z.string(),
     times: z.number().int(),
     after: z.number().int(),
-    action: FaultAction,
+    action: built(FaultAction),
     remaining: z.number().int().describe('applications left (times − applied)'),
     seen: z.number().int().describe('matching requests this rule has counted while live'),
     applied: z.number().int(),
     source: z.enum(['api', 'scenario']),
     created_at: z.string().describe('RFC 3339 virtual time'),
   })
-  .meta({ id: 'MockFault' });
+  .meta({ id: 'MockFault' }));
 
-export const FaultList = z.object({ faults: z.array(Fault) }).meta({ id: 'MockFaultList' });
+export const FaultList = lazy(() => z.object({ faults: z.array(built(Fault)) }).meta({ id: 'MockFaultList' }));
 
 /** Where each kind of journal row lies: /v1 requests are `api`, the tenant's own /_mock calls `control`. */
 export const JOURNAL_ROOTS = { api: '/v1', control: '/_mock' } as const;
-export const journalKind = z.enum(['api', 'control']);
+export const journalKind = lazy(() => z.enum(['api', 'control']));
 
 /** Request headers the journal never keeps: they carry credentials. */
 export const UNJOURNALED_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
@@ -184,34 +185,34 @@ export const JOURNAL_HEADER_LIMITS = { count: 64, bytes: 8 * 1024 } as const;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 const headerNames = (names: string[]) => names.every((name) => HEADER_NAME.test(name) && name === name.toLowerCase());
 /** The headers of a row as stored and shown: lower-case names, values as sent, within the limits. */
-export const JournalHeaders = z
+export const JournalHeaders = lazy(() => z
   .record(z.string(), z.string())
   .refine((h) => headerNames(Object.keys(h)), 'header names are lower-case HTTP tokens')
   .refine((h) => !Object.keys(h).some((name) => UNJOURNALED_HEADERS.includes(name)), `${UNJOURNALED_HEADERS.join(', ')} are never kept`)
   .refine((h) => Object.keys(h).length <= JOURNAL_HEADER_LIMITS.count, `at most ${JOURNAL_HEADER_LIMITS.count} headers`)
   .refine((h) => Object.entries(h).reduce((n, [name, value]) => n + name.length + value.length, 0) <= JOURNAL_HEADER_LIMITS.bytes,
-    `at most ${JOURNAL_HEADER_LIMITS.bytes} characters of names and values (a byte each, as received)`);
+    `at most ${JOURNAL_HEADER_LIMITS.bytes} characters of names and values (a byte each, as received)`));
 
 /** The methods Node's parser takes: no row holds another. */
-const journalMethod = z
+const journalMethod = lazy(() => z
   .string()
   .max(16)
   .refine((m) => METHODS.includes(m.toUpperCase()), 'is not an HTTP method')
-  .describe('an HTTP method, case-insensitive');
+  .describe('an HTTP method, case-insensitive'));
 
-const journalPath = pathPattern.describe('as fault rules match: exact path, template (/v1/workloads/{id}) or prefix ending in *; one that can match no journaled request answers 400');
+const journalPath = lazy(() => built(pathPattern).describe('as fault rules match: exact path, template (/v1/workloads/{id}) or prefix ending in *; one that can match no journaled request answers 400'));
 
-export const JournalQuery = z.strictObject({
+export const JournalQuery = lazy(() => z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  path: journalPath.optional(),
-  method: journalMethod.optional(),
-  kind: journalKind.optional().describe('api: /v1 requests; control: the tenant\'s own /_mock calls (default: both)'),
-});
+  path: built(journalPath).optional(),
+  method: built(journalMethod).optional(),
+  kind: built(journalKind).optional().describe('api: /v1 requests; control: the tenant\'s own /_mock calls (default: both)'),
+}));
 
-export const JournalEntry = z
+export const JournalEntry = lazy(() => z
   .object({
     id: z.number().int().describe('increases with each journaled request; never reused'),
-    kind: journalKind.describe('api: a /v1 request; control: one of the tenant\'s own /_mock calls'),
+    kind: built(journalKind).describe('api: a /v1 request; control: one of the tenant\'s own /_mock calls'),
     at: z.string().describe('RFC 3339 virtual time the request arrived'),
     wall_at: z.string().describe('RFC 3339 wall-clock time the request arrived'),
     method: z.string(),
@@ -231,11 +232,11 @@ export const JournalEntry = z
     body_truncated: z.boolean(),
     duration_ms: z.number(),
   })
-  .meta({ id: 'MockJournalEntry' });
+  .meta({ id: 'MockJournalEntry' }));
 
-const evicted = z.number().int().describe('rows the journal evicted (past --journal-size) since it was last emptied: cleared, reset or restored');
+const evicted = lazy(() => z.number().int().describe('rows the journal evicted (past --journal-size) since it was last emptied: cleared, reset or restored'));
 
-export const JournalList = z.object({ requests: z.array(JournalEntry), evicted }).meta({ id: 'MockJournal' });
+export const JournalList = lazy(() => z.object({ requests: z.array(built(JournalEntry)), evicted: built(evicted) }).meta({ id: 'MockJournal' }));
 
 /** A JSON pointer (RFC 6901): '' for the whole body, else `/` before each step. */
 const JSON_POINTER = /^(\/([^~]|~[01])*)*$/;
@@ -243,11 +244,11 @@ const fields = <V extends z.ZodType>(key: z.ZodString, value: V, what: string) =
   .record(key, value)
   .refine((o) => Object.keys(o).length <= 64, `at most 64 ${what}`);
 
-export const JournalMatch = z
+export const JournalMatch = lazy(() => z
   .strictObject({
-    method: journalMethod.optional(),
-    path: journalPath.optional(),
-    kind: journalKind.optional(),
+    method: built(journalMethod).optional(),
+    path: built(journalPath).optional(),
+    kind: built(journalKind).optional(),
     query: fields(z.string().min(1).max(256), z.union([z.string().max(4096), z.array(z.string().max(4096)).max(64)]), 'query fields').optional()
       .describe('each name\'s value as sent (an array for a repeated name)'),
     headers: fields(z.string().regex(HEADER_NAME, 'is not a header name'), z.string().max(JOURNAL_HEADER_LIMITS.bytes), 'headers').optional()
@@ -258,59 +259,59 @@ export const JournalMatch = z
     replayed: z.boolean().optional(),
     limit: z.int().min(1).max(1000).default(100).describe('matches answered at most, oldest first (count counts them all)'),
   })
-  .meta({ id: 'MockJournalMatch' });
+  .meta({ id: 'MockJournalMatch' }));
 
-const JournalDifference = z
+const JournalDifference = lazy(() => z
   .object({
     field: z.string().describe('method, path, kind, status, replayed, query.<name>, headers.<name> or body.<pointer>'),
     expected: z.unknown(),
     actual: z.unknown().describe('null when the request has no such field'),
     absent: z.boolean().optional().describe('true when the request has no such field'),
   })
-  .meta({ id: 'MockJournalDifference' });
+  .meta({ id: 'MockJournalDifference' }));
 
-export const JournalMatchResult = z
+export const JournalMatchResult = lazy(() => z
   .object({
-    matches: z.array(JournalEntry).describe('the matching rows, oldest first, up to limit'),
+    matches: z.array(built(JournalEntry)).describe('the matching rows, oldest first, up to limit'),
     count: z.number().int().describe('how many rows match'),
-    evicted,
-    nearest: z.array(z.object({ request: JournalEntry, differences: z.array(JournalDifference) }))
+    evicted: built(evicted),
+    nearest: z.array(z.object({ request: built(JournalEntry), differences: z.array(built(JournalDifference)) }))
       .describe('without a match: up to 3 rows that differ in the fewest fields (newest first among equals), with every field that differs'),
   })
-  .meta({ id: 'MockJournalMatchResult' });
+  .meta({ id: 'MockJournalMatchResult' }));
 
-export const ResetResult = z
+export const ResetResult = lazy(() => z
   .object({
     reset: z.literal(true),
     deleted: z.record(z.string(), z.number().int()).describe('rows deleted per table (rows removed by cascade not counted)'),
   })
-  .meta({ id: 'MockReset' });
+  .meta({ id: 'MockReset' }));
 
 const MAX_INT32 = 2147483647;
 
-const stageId = identityText(128).describe("a stage of the workload (default: its first stage, usually `main`)");
+const stageId = lazy(() => identityText(128).describe("a stage of the workload (default: its first stage, usually `main`)"));
 const generationField = 'a generation from 1 to the current one (default: the current one)';
 
-export const IngestEventsRequest = z
+export const IngestEventsRequest = lazy(() => z
   .strictObject({
     events: z.array(z.unknown()).describe('RLEvent objects; each is validated on its own, and the valid ones are kept'),
-    stage_id: stageId.optional(),
+    stage_id: built(stageId).optional(),
     generation: z.int().min(1).max(MAX_INT32).optional().describe(generationField),
   })
-  .meta({ id: 'MockIngestEvents' });
+  .meta({ id: 'MockIngestEvents' }));
 
-export const IngestEventsText = z
+export const IngestEventsText = lazy(() => z
   .string()
   .describe('the workload\'s stdout: each `nodus.rl_event {json}` line is an event, other lines are only logged')
-  .meta({ id: 'MockIngestEventsText' });
+  .meta({ id: 'MockIngestEventsText' }));
 
 /** Where a text body says which stage and generation it came from. */
-export const IngestEventsQuery = z.strictObject({
-  stage_id: stageId.optional(),
+export const IngestEventsQuery = lazy(() => z.strictObject({
+  stage_id: built(stageId).optional(),
   generation: queryInteger(1, MAX_INT32).optional().describe(generationField),
-});
+}));
 
-export const IngestEventsResult = z
+export const IngestEventsResult = lazy(() => z
   .object({
     workload_id: z.string(),
     stage_id: z.string(),
@@ -331,16 +332,16 @@ export const IngestEventsResult = z
     dropped_events: z.int(),
     truncated: z.boolean(),
   })
-  .meta({ id: 'MockIngestEventsResult' });
+  .meta({ id: 'MockIngestEventsResult' }));
 
-export const GradingPlanUpdate = z
+export const GradingPlanUpdate = lazy(() => z
   .strictObject({
     revision: z.int().min(1).max(MAX_INT32).optional().describe("the plan's revision (default: the workload's, 1)"),
-    plan_sha256: sha256Hex
+    plan_sha256: built(sha256Hex)
       .optional()
       .describe("the plan's hash (default: the first receipt's, else the one the simulator derives); receipts naming another make the results unverifiable (500)"),
     receipts: z
-      .array(RLGradingReceipt)
+      .array(built(RLGradingReceipt))
       .max(10_000)
       .optional()
       .describe('stored as given; without them they are simulated (privately graded recipe runs, revision 1) or derived from the reported evaluation attempts'),
@@ -353,14 +354,14 @@ export const GradingPlanUpdate = z
       else first.set(r.attempt_id, i);
     });
   })
-  .meta({ id: 'MockGradingPlan' });
+  .meta({ id: 'MockGradingPlan' }));
 
-export const GradingPlanResult = z
+export const GradingPlanResult = lazy(() => z
   .object({
     workload_id: z.string(),
     revision: z.int(),
-    plan_sha256: sha256Hex,
+    plan_sha256: built(sha256Hex),
     source: z.enum(['given', 'simulated', 'derived']).describe('simulated receipts keep following virtual time; given and derived ones are fixed'),
-    receipts: z.array(RLGradingReceipt),
+    receipts: z.array(built(RLGradingReceipt)),
   })
-  .meta({ id: 'MockGradingPlanResult' });
+  .meta({ id: 'MockGradingPlanResult' }));

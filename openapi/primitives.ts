@@ -1,24 +1,25 @@
 import { z } from 'zod';
 import { plainChecks } from './plain.js';
+import { lazy } from './lazy.js';
 
 /** Building blocks shared by the wire schemas; none of them is a component of its own. */
 
 /** RFC 3339 with `Z` or a numeric offset; documented as `format: date-time`. */
-export const dateTime = z.iso.datetime({ offset: true });
+export const dateTime = lazy(() => z.iso.datetime({ offset: true }));
 
-export const sha256Hex = z.string().regex(/^[a-f0-9]{64}$/);
+export const sha256Hex = lazy(() => z.string().regex(/^[a-f0-9]{64}$/));
 
 /** A tenant clock's mode; also the server's default (`--clock`). */
-export const clockMode = z.enum(['realtime', 'manual']);
+export const clockMode = lazy(() => z.enum(['realtime', 'manual']));
 
 /** What an RL run does: train (baseline, training, evaluation) or evaluate only. */
-export const runMode = z.enum(['train', 'evaluate']);
+export const runMode = lazy(() => z.enum(['train', 'evaluate']));
 
 /** Lower-case slug the contract uses for environment, example and recipe ids. */
-export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/);
+export const slug = lazy(() => z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/));
 
 /** Any JSON object (`type: object`, values unconstrained). */
-export const jsonObject = z.record(z.string(), z.unknown());
+export const jsonObject = lazy(() => z.record(z.string(), z.unknown()));
 
 // zod documents numeric literals as `type: number`; the contract pins these to `integer`.
 export const integerConst = <const V extends number>(value: V) => z.literal(value).meta({ type: 'integer' });

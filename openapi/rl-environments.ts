@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { runMode } from './primitives.js';
+import { built, lazy } from './lazy.js';
 
 /**
  * The RL environment catalog. Entries are open objects: real payloads carry keys the contract does
@@ -7,12 +8,12 @@ import { runMode } from './primitives.js';
  */
 
 
-export const RLEnvironmentExample = z
+export const RLEnvironmentExample = lazy(() => z
   .looseObject({
     id: z.string().describe('the {example} path segment of the example routes'),
     dataset: z.string(),
     name: z.string(),
-    mode: runMode.optional().describe('evaluate when absent'),
+    mode: built(runMode).optional().describe('evaluate when absent'),
     summary: z.string().optional(),
     command: z.string().describe('shell text; the server runs it with sh -c'),
     baseline_pass_rate: z.number().optional().describe('a fraction, not a percentage'),
@@ -20,10 +21,10 @@ export const RLEnvironmentExample = z
     measured_change_pp: z.number().optional(),
     runtime_minutes: z.int().optional(),
   })
-  .meta({ id: 'RLEnvironmentExample' });
+  .meta({ id: 'RLEnvironmentExample' }));
 export type RLEnvironmentExample = z.infer<typeof RLEnvironmentExample>;
 
-export const RLEnvironmentLaunch = z
+export const RLEnvironmentLaunch = lazy(() => z
   .looseObject({
     image: z.string(),
     model: z.string(),
@@ -32,12 +33,12 @@ export const RLEnvironmentLaunch = z
     measured_on: z.string().optional(),
     note: z.string().optional(),
     results: z.array(z.string()).optional().describe('files each example publishes as outputs'),
-    examples: z.array(RLEnvironmentExample),
+    examples: z.array(built(RLEnvironmentExample)),
   })
-  .meta({ id: 'RLEnvironmentLaunch' });
+  .meta({ id: 'RLEnvironmentLaunch' }));
 export type RLEnvironmentLaunch = z.infer<typeof RLEnvironmentLaunch>;
 
-export const RLEnvironment = z
+export const RLEnvironment = lazy(() => z
   .looseObject({
     id: z.string(),
     name: z.string(),
@@ -49,14 +50,14 @@ export const RLEnvironment = z
     data_license: z.string().optional(),
     reward_type: z.string().optional(),
     reward_description: z.string().optional(),
-    modes: z.array(runMode),
-    launch: RLEnvironmentLaunch.optional().describe('absent when nothing in the environment is runnable'),
+    modes: z.array(built(runMode)),
+    launch: built(RLEnvironmentLaunch).optional().describe('absent when nothing in the environment is runnable'),
   })
-  .meta({ id: 'RLEnvironment' });
+  .meta({ id: 'RLEnvironment' }));
 export type RLEnvironment = z.infer<typeof RLEnvironment>;
 
 /** GET /v1/rl-environments. */
-export const RLEnvironmentList = z.object({ schema_version: z.int(), reviewed_at: z.string().optional(), environments: z.array(RLEnvironment) });
+export const RLEnvironmentList = lazy(() => z.object({ schema_version: z.int(), reviewed_at: z.string().optional(), environments: z.array(built(RLEnvironment)) }));
 
 /** POST /v1/rl-environments/{environment}/examples/{example}/runs; the body may be omitted. */
-export const RLExampleRunRequest = z.strictObject({ name: z.string().max(120).optional().describe('default: the environment\'s and the example\'s names') });
+export const RLExampleRunRequest = lazy(() => z.strictObject({ name: z.string().max(120).optional().describe('default: the environment\'s and the example\'s names') }));

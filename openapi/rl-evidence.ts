@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { keysOf, plain } from './plain.js';
 import { dateTime, freeText, identityText, integerConst, sha256Hex, utf8Bytes } from './primitives.js';
+import { built, lazy } from './lazy.js';
 
 /** RL evidence a workload produces: task events, grading receipts and the phase summary. */
 
@@ -20,17 +21,17 @@ const taskEventFields = {
 // `task_started` carrying `outcome`, `reward` or `duration_ms` is then refused as an unknown key
 // (naming it), a `task_completed` without `outcome` as a missing field, the generated document
 // keeps the oneOf, and the inferred type makes `outcome` present exactly on completed events.
-const TaskStarted = z.strictObject({ ...taskEventFields, kind: z.literal('task_started') });
-const TaskCompleted = z.strictObject({
+const TaskStarted = lazy(() => z.strictObject({ ...taskEventFields, kind: z.literal('task_started') }));
+const TaskCompleted = lazy(() => z.strictObject({
   ...taskEventFields,
   kind: z.literal('task_completed'),
   outcome: z.enum(['passed', 'failed', 'error']),
   reward: z.number().optional().describe('any finite number; 0 and negative rewards are real values'),
   duration_ms: z.number().min(0).optional(),
-});
+}));
 
 /** One task event as a workload prints it (`nodus.rl_event <json>`). */
-export const RLEvent = z.discriminatedUnion('kind', [TaskStarted, TaskCompleted]).meta({ id: 'RLEvent' });
+export const RLEvent = lazy(() => z.discriminatedUnion('kind', [built(TaskStarted), built(TaskCompleted)]).meta({ id: 'RLEvent' }));
 export type RLEvent = z.infer<typeof RLEvent>;
 
 /**
@@ -41,10 +42,10 @@ export type RLEvent = z.infer<typeof RLEvent>;
  * Parsing every simulated event through zod was about a tenth of materialising a run (bench/,
  * materialise profile); a property test holds this to RLEvent (test/routes/mock/evidence.test.ts).
  */
-export const isPlainRLEvent = plain(RLEvent) as (e: unknown) => e is RLEvent;
+export const isPlainRLEvent = plain(built(RLEvent)) as (e: unknown) => e is RLEvent;
 
 /** Every key an RLEvent may have (the canonical JSON sorts them once). */
-export const RL_EVENT_KEYS: readonly string[] = keysOf(RLEvent);
+export const RL_EVENT_KEYS: readonly string[] = keysOf(built(RLEvent));
 
 /** The runner drops events whose compact JSON encoding is larger than this. */
 export const RL_EVENT_MAX_ENCODED_BYTES = 16 * 1024;
@@ -52,40 +53,40 @@ export const RL_EVENT_MAX_ENCODED_BYTES = 16 * 1024;
 /** Size of the event's compact JSON encoding in UTF-8 bytes, to compare with the limit above. */
 export const rlEventEncodedBytes = (event: RLEvent): number => utf8Bytes(JSON.stringify(event));
 
-export const RLEventRow = z
+export const RLEventRow = lazy(() => z
   .strictObject({
     id: z.string().regex(/^[0-9]+$/).describe('decimal replay id; neither the page cursor nor event.event_id'),
     stage_id: z.string(),
     generation: z.int(),
-    received_at: dateTime.describe('when the event was first persisted'),
-    event: RLEvent,
+    received_at: built(dateTime).describe('when the event was first persisted'),
+    event: built(RLEvent),
   })
-  .meta({ id: 'RLEventRow' });
+  .meta({ id: 'RLEventRow' }));
 export type RLEventRow = z.infer<typeof RLEventRow>;
 
-export const RLEventPage = z
+export const RLEventPage = lazy(() => z
   .strictObject({
     schema_version: integerConst(1),
-    events: z.array(RLEventRow).max(200),
+    events: z.array(built(RLEventRow)).max(200),
     next_cursor: z.string().max(64).describe('opaque; the request cursor again when there are no new rows'),
     has_more: z.boolean().describe('false only means nothing more in this snapshot'),
     dropped_events: z.int().min(0).meta({ format: 'int64' }),
     truncated: z.boolean(),
   })
-  .meta({ id: 'RLEventPage' });
+  .meta({ id: 'RLEventPage' }));
 export type RLEventPage = z.infer<typeof RLEventPage>;
 
-const gradingId = z.string().min(1).max(128);
+const gradingId = lazy(() => z.string().min(1).max(128));
 
 /** One admitted grading attempt; `reward` only once completed, `infrastructure_code` only on failure. */
-export const RLGradingReceipt = z
+export const RLGradingReceipt = lazy(() => z
   .strictObject({
-    attempt_id: gradingId,
-    request_id: gradingId,
-    task_id: gradingId,
-    candidate_sha256: sha256Hex,
-    plan_sha256: sha256Hex,
-    manifest_sha256: sha256Hex,
+    attempt_id: built(gradingId),
+    request_id: built(gradingId),
+    task_id: built(gradingId),
+    candidate_sha256: built(sha256Hex),
+    plan_sha256: built(sha256Hex),
+    manifest_sha256: built(sha256Hex),
     state: z.enum(['pending', 'completed', 'infrastructure_failure']),
     reward: z.number().min(0).max(1).optional(),
     cleanup_complete: z.boolean(),
@@ -105,23 +106,23 @@ export const RLGradingReceipt = z
       });
     }
   })
-  .meta({ id: 'RLGradingReceipt' });
+  .meta({ id: 'RLGradingReceipt' }));
 export type RLGradingReceipt = z.infer<typeof RLGradingReceipt>;
 
-export const RLGradingResults = z
+export const RLGradingResults = lazy(() => z
   .strictObject({
     schema_version: integerConst(1),
     workload_id: z.string(),
     revision: z.int().min(1).max(2147483647),
-    plan_sha256: sha256Hex,
+    plan_sha256: built(sha256Hex),
     parent_status: z.string().describe('the workload status read in the same snapshot'),
     grading_cleanup_complete: z.boolean(),
-    receipts: z.array(RLGradingReceipt).describe('every admitted attempt, by creation time then attempt id'),
+    receipts: z.array(built(RLGradingReceipt)).describe('every admitted attempt, by creation time then attempt id'),
   })
-  .meta({ id: 'RLGradingResults' });
+  .meta({ id: 'RLGradingResults' }));
 export type RLGradingResults = z.infer<typeof RLGradingResults>;
 
-export const RLPhaseSummary = z
+export const RLPhaseSummary = lazy(() => z
   .looseObject({
     attempts: z.int().describe('finished attempts, scored or not'),
     scored: z.int().describe('passed + failed'),
@@ -133,10 +134,10 @@ export const RLPhaseSummary = z
     mean_reward: z.number().nullable(),
     reward_samples: z.int(),
   })
-  .meta({ id: 'RLPhaseSummary' });
+  .meta({ id: 'RLPhaseSummary' }));
 export type RLPhaseSummary = z.infer<typeof RLPhaseSummary>;
 
-export const RLComparison = z
+export const RLComparison = lazy(() => z
   .looseObject({
     baseline_pass_rate: z.number(),
     evaluation_pass_rate: z.number(),
@@ -155,17 +156,17 @@ export const RLComparison = z
     ]),
     message: z.string().describe('empty exactly when reason is comparable'),
   })
-  .meta({ id: 'RLComparison' });
+  .meta({ id: 'RLComparison' }));
 export type RLComparison = z.infer<typeof RLComparison>;
 
-export const RLSummary = z
+export const RLSummary = lazy(() => z
   .looseObject({
     schema_version: z.int(),
     workload_id: z.string(),
-    phases: z.looseObject({ baseline: RLPhaseSummary, training: RLPhaseSummary, evaluation: RLPhaseSummary }),
-    comparison: RLComparison.nullable().describe('null until both baseline and evaluation have a scored attempt'),
+    phases: z.looseObject({ baseline: built(RLPhaseSummary), training: built(RLPhaseSummary), evaluation: built(RLPhaseSummary) }),
+    comparison: built(RLComparison).nullable().describe('null until both baseline and evaluation have a scored attempt'),
     dropped_events: z.int(),
     truncated: z.boolean(),
   })
-  .meta({ id: 'RLSummary' });
+  .meta({ id: 'RLSummary' }));
 export type RLSummary = z.infer<typeof RLSummary>;

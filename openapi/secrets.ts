@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTime } from './primitives.js';
+import { built, lazy } from './lazy.js';
 
 /**
  * Secrets (the contract's Secrets tag): write-only values, versioned per name. Their routes refuse
@@ -9,37 +10,37 @@ import { dateTime } from './primitives.js';
 
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
-export const SecretWrite = z
+export const SecretWrite = lazy(() => z
   .strictObject({
     name: z.string().regex(SECRET_NAME),
     value: z.string().min(1).max(4096).meta({ writeOnly: true }).describe('Nonempty UTF-8 secret with at most 4096 encoded bytes and no NUL characters.'),
   })
-  .meta({ id: 'SecretWrite' });
+  .meta({ id: 'SecretWrite' }));
 export type SecretWrite = z.infer<typeof SecretWrite>;
 
-export const SecretMetadata = z
+export const SecretMetadata = lazy(() => z
   .looseObject({
     id: z.string().describe('Stable tenant secret ID shared by its versions.'),
     name: z.string(),
     version: z.int().min(1),
-    created_at: dateTime,
+    created_at: built(dateTime),
   })
-  .meta({ id: 'SecretMetadata' });
+  .meta({ id: 'SecretMetadata' }));
 export type SecretMetadata = z.infer<typeof SecretMetadata>;
 
-export const SecretList = z.object({ secrets: z.array(SecretMetadata).describe('current metadata only, oldest first') });
+export const SecretList = lazy(() => z.object({ secrets: z.array(built(SecretMetadata)).describe('current metadata only, oldest first') }));
 
 /** DELETE /v1/secrets/{name}: any name is looked up (a malformed one names no secret), within a bound. */
-export const SecretParams = z.object({ name: z.string().min(1).max(256) });
+export const SecretParams = lazy(() => z.object({ name: z.string().min(1).max(256) }));
 
-export const SandboxError = z
+export const SandboxError = lazy(() => z
   .looseObject({
     code: z.string().describe('stable machine-readable code'),
     message: z.string().describe('human-readable explanation'),
     fix: z.string().describe('what to change to be accepted'),
     url: z.url().describe('where the operation is documented'),
   })
-  .meta({ id: 'SandboxError' });
+  .meta({ id: 'SandboxError' }));
 
 /** What each error status of a secrets route means; the same statuses as ERROR_DESCRIPTIONS. */
 export const SANDBOX_ERROR_DESCRIPTIONS = {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { plain, plainChecks } from './plain.js';
 import { dateTime } from './primitives.js';
+import { built, lazy } from './lazy.js';
 
 /**
  * A tenant's whole state as one document (GET and PUT /_mock/snapshot, docs/snapshots.md). The
@@ -27,10 +28,10 @@ const ADDED_COLUMNS: Record<number, Record<string, Record<string, string | numbe
 };
 
 // A column's type, and what a restore reading rows takes without parsing them (openapi/plain.ts).
-const int = z.number().int();
-const real = z.number();
-const text = z.string().register(plainChecks, { plain: (v) => typeof v === 'string' });
-const flag = z.union([z.literal(0), z.literal(1)]).meta({ type: 'integer' }).register(plainChecks, { plain: (v) => v === 0 || v === 1 });
+const int = lazy(() => z.number().int());
+const real = lazy(() => z.number());
+const text = lazy(() => z.string().register(plainChecks, { plain: (v) => typeof v === 'string' }));
+const flag = lazy(() => z.union([z.literal(0), z.literal(1)]).meta({ type: 'integer' }).register(plainChecks, { plain: (v) => v === 0 || v === 1 }));
 const maybe = <T extends z.ZodType>(schema: T) => {
   const inner = plain(schema);
   const nullable = schema.nullable();
@@ -45,109 +46,109 @@ const rows = <T extends z.ZodRawShape>(shape: T, max?: number) => {
 /** Tables of at most one row: a tenant has one budget, one set of levers, one scenario, one webhook. */
 export const MAX_ROWS = { budgets: 1, tenant_levers: 1, scenario_applied: 1, webhooks: 1 } as const;
 
-const workloadRules = rows({
-  seq: int, id: text, match: text, at: text, action: text, source: z.enum(['api', 'scenario']), matched: int, created_at_ms: int,
-});
-const workloadRuleBindings = rows({
-  workload_id: text, rule_id: text, position: int, at: text, action: text, reads: int,
-  state: z.enum(['pending', 'applied', 'skipped']), settled_at_ms: maybe(int), note: maybe(text),
-});
+const workloadRules = lazy(() => rows({
+  seq: built(int), id: built(text), match: built(text), at: built(text), action: built(text), source: z.enum(['api', 'scenario']), matched: built(int), created_at_ms: built(int),
+}));
+const workloadRuleBindings = lazy(() => rows({
+  workload_id: built(text), rule_id: built(text), position: built(int), at: built(text), action: built(text), reads: built(int),
+  state: z.enum(['pending', 'applied', 'skipped']), settled_at_ms: maybe(built(int)), note: maybe(built(text)),
+}));
 
-const tables = z.strictObject({
+const tables = lazy(() => z.strictObject({
   workloads: rows({
-    id: text, kind: z.enum(['recipe', 'custom']), name: maybe(text), payload: text, spec: text, estimated_cost_usd: real,
-    revision: int, created_at_ms: int, materialised_to_ms: int, status: text, updated_at_ms: int, spend_usd: real,
-    generation: int, rl_event_count: int, rl_event_bytes: int, dropped_events: int, truncated: flag, settled: flag,
+    id: built(text), kind: z.enum(['recipe', 'custom']), name: maybe(built(text)), payload: built(text), spec: built(text), estimated_cost_usd: built(real),
+    revision: built(int), created_at_ms: built(int), materialised_to_ms: built(int), status: built(text), updated_at_ms: built(int), spend_usd: built(real),
+    generation: built(int), rl_event_count: built(int), rl_event_bytes: built(int), dropped_events: built(int), truncated: built(flag), settled: built(flag),
   }),
   assets: rows({
-    seq: int, id: text, kind: z.enum(['upload', 'url', 'github', 'huggingface', 'connection_query']), name: text,
-    state: z.enum(['importing', 'ready', 'failed', 'deleted']), revision: text, sha256: text, bytes: int.min(0),
-    created_at_ms: int, ready_at_ms: maybe(int), deleted_at_ms: maybe(int), error: maybe(text),
-    archive: maybe(z.enum(['tar', 'tar.gz', 'zip'])), files: maybe(text), idempotency_key: maybe(text),
-    query_hash: maybe(text), export: maybe(text),
+    seq: built(int), id: built(text), kind: z.enum(['upload', 'url', 'github', 'huggingface', 'connection_query']), name: built(text),
+    state: z.enum(['importing', 'ready', 'failed', 'deleted']), revision: built(text), sha256: built(text), bytes: built(int).min(0),
+    created_at_ms: built(int), ready_at_ms: maybe(built(int)), deleted_at_ms: maybe(built(int)), error: maybe(built(text)),
+    archive: maybe(z.enum(['tar', 'tar.gz', 'zip'])), files: maybe(built(text)), idempotency_key: maybe(built(text)),
+    query_hash: maybe(built(text)), export: maybe(built(text)),
   }),
-  idempotency_keys: rows({ scope: text, key: text, fingerprint: text, workload_id: maybe(text), created_at_ms: int, expires_at_ms: int }),
-  recipe_overrides: rows({ recipe_id: text, available: flag, unavailable_reason: maybe(text) }),
-  budgets: rows({ monthly_spend_cap_usd: real, month_to_date_usd: real }, MAX_ROWS.budgets),
-  tenant_levers: rows({ review_expiry: flag, unrecoverable_error_rate: maybe(real.min(0).max(1)) }, MAX_ROWS.tenant_levers),
-  reviews: rows({ token: text, valid_until_ms: int }),
+  idempotency_keys: rows({ scope: built(text), key: built(text), fingerprint: built(text), workload_id: maybe(built(text)), created_at_ms: built(int), expires_at_ms: built(int) }),
+  recipe_overrides: rows({ recipe_id: built(text), available: built(flag), unavailable_reason: maybe(built(text)) }),
+  budgets: rows({ monthly_spend_cap_usd: built(real), month_to_date_usd: built(real) }, MAX_ROWS.budgets),
+  tenant_levers: rows({ review_expiry: built(flag), unrecoverable_error_rate: maybe(built(real).min(0).max(1)) }, MAX_ROWS.tenant_levers),
+  reviews: rows({ token: built(text), valid_until_ms: built(int) }),
   faults: rows({
-    seq: int, id: text, method: maybe(text), path: text, times: int.min(1), after_count: int.min(0), seen: int.min(0),
-    applied: int.min(0), action: text, source: z.enum(['api', 'scenario']), created_at_ms: int,
+    seq: built(int), id: built(text), method: maybe(built(text)), path: built(text), times: built(int).min(1), after_count: built(int).min(0), seen: built(int).min(0),
+    applied: built(int).min(0), action: built(text), source: z.enum(['api', 'scenario']), created_at_ms: built(int),
   }),
   request_journal: rows({
-    id: int, seq: int, at_ms: int, wall_ms: int, method: text, path: text, query: text, status: maybe(int),
-    request_id: text, idempotency_key: maybe(text), replayed: flag, fault: maybe(text), fault_id: maybe(text),
-    body: maybe(text), body_json: flag, body_bytes: int, body_truncated: flag, duration_ms: real,
+    id: built(int), seq: built(int), at_ms: built(int), wall_ms: built(int), method: built(text), path: built(text), query: built(text), status: maybe(built(int)),
+    request_id: built(text), idempotency_key: maybe(built(text)), replayed: built(flag), fault: maybe(built(text)), fault_id: maybe(built(text)),
+    body: maybe(built(text)), body_json: built(flag), body_bytes: built(int), body_truncated: built(flag), duration_ms: built(real),
     // Optional in the shape only so that one schema reads every version (ADDED_COLUMNS).
-    kind: z.enum(['api', 'control']).optional(), headers: text.optional().describe('a JSON object'), headers_truncated: flag.optional(),
+    kind: z.enum(['api', 'control']).optional(), headers: built(text).optional().describe('a JSON object'), headers_truncated: built(flag).optional(),
   }),
-  scenario_applied: rows({ entry_sha256: text, applied_at_ms: int }, MAX_ROWS.scenario_applied),
-  webhooks: rows({ url: text, secret: text, enabled: flag, since_ms: int, updated_at_ms: int }, MAX_ROWS.webhooks),
-  workload_interventions: rows({ seq: int, workload_id: text, at_ms: int, kind: text, args: text }),
-  workload_events: rows({ seq: int, workload_id: text, event_id: text, event_type: text, payload: text, created_at_ms: int }),
+  scenario_applied: rows({ entry_sha256: built(text), applied_at_ms: built(int) }, MAX_ROWS.scenario_applied),
+  webhooks: rows({ url: built(text), secret: built(text), enabled: built(flag), since_ms: built(int), updated_at_ms: built(int) }, MAX_ROWS.webhooks),
+  workload_interventions: rows({ seq: built(int), workload_id: built(text), at_ms: built(int), kind: built(text), args: built(text) }),
+  workload_events: rows({ seq: built(int), workload_id: built(text), event_id: built(text), event_type: built(text), payload: built(text), created_at_ms: built(int) }),
   rl_events: rows({
-    seq: int, workload_id: text, stage_id: text, generation: int, received_at_ms: int, event_id: text, phase: text,
-    task_id: text, attempt: int, kind: text, event: text,
+    seq: built(int), workload_id: built(text), stage_id: built(text), generation: built(int), received_at_ms: built(int), event_id: built(text), phase: built(text),
+    task_id: built(text), attempt: built(int), kind: built(text), event: built(text),
   }),
-  workload_logs: rows({ seq: int, workload_id: text, stage_id: text, generation: int, at_ms: int, line: text }),
-  workload_log_attempts: rows({ workload_id: text, stage_id: text, generation: int, bytes: int, truncated: flag }),
-  grading_plans: rows({ workload_id: text, revision: int, plan_sha256: text, simulated: flag, created_at_ms: int }),
-  grading_receipts: rows({ workload_id: text, revision: int, attempt_id: text, created_at_ms: int, receipt: text }),
-  workload_assets: rows({ workload_id: text, asset_id: text }),
-  asset_contents: rows({ asset_id: text, part: int, data: z.base64().describe('the part\'s bytes, base64') }),
+  workload_logs: rows({ seq: built(int), workload_id: built(text), stage_id: built(text), generation: built(int), at_ms: built(int), line: built(text) }),
+  workload_log_attempts: rows({ workload_id: built(text), stage_id: built(text), generation: built(int), bytes: built(int), truncated: built(flag) }),
+  grading_plans: rows({ workload_id: built(text), revision: built(int), plan_sha256: built(text), simulated: built(flag), created_at_ms: built(int) }),
+  grading_receipts: rows({ workload_id: built(text), revision: built(int), attempt_id: built(text), created_at_ms: built(int), receipt: built(text) }),
+  workload_assets: rows({ workload_id: built(text), asset_id: built(text) }),
+  asset_contents: rows({ asset_id: built(text), part: built(int), data: z.base64().describe('the part\'s bytes, base64') }),
   webhook_deliveries: rows({
-    seq: int, id: text, workload_id: text, type: text, body: text, created_at_ms: int,
-    state: z.enum(['pending', 'delivered', 'failed']), due_at_ms: maybe(int), tries: int, attempts: int, last_error: maybe(text),
+    seq: built(int), id: built(text), workload_id: built(text), type: built(text), body: built(text), created_at_ms: built(int),
+    state: z.enum(['pending', 'delivered', 'failed']), due_at_ms: maybe(built(int)), tries: built(int), attempts: built(int), last_error: maybe(built(text)),
   }),
   // Secrets are names and versions only: their values are never stored, so never exported.
-  secrets: rows({ seq: int, id: text, name: text, version: int.min(1), created_at_ms: int }),
+  secrets: rows({ seq: built(int), id: built(text), name: built(text), version: built(int).min(1), created_at_ms: built(int) }),
   connections: rows({
-    seq: int, id: text, name: text, kind: z.enum(['postgres', 'neon', 'supabase', 'wandb']), secret_id: text,
-    secret_version: int.min(1), scope: z.enum(['read', 'write', 'readwrite']), region: maybe(text), branch: maybe(text),
-    entity: maybe(text), project: maybe(text), live_mode: flag, egress_hosts: text, verified_at_ms: int, created_at_ms: int,
-    created_by: text,
+    seq: built(int), id: built(text), name: built(text), kind: z.enum(['postgres', 'neon', 'supabase', 'wandb']), secret_id: built(text),
+    secret_version: built(int).min(1), scope: z.enum(['read', 'write', 'readwrite']), region: maybe(built(text)), branch: maybe(built(text)),
+    entity: maybe(built(text)), project: maybe(built(text)), live_mode: built(flag), egress_hosts: built(text), verified_at_ms: built(int), created_at_ms: built(int),
+    created_by: built(text),
   }),
-  workload_connections: rows({ workload_id: text, connection_id: text }),
+  workload_connections: rows({ workload_id: built(text), connection_id: built(text) }),
   // Optional in the shape only so that one schema reads every version (ADDED_TABLES).
-  workload_rules: workloadRules.optional(),
-  workload_rule_bindings: workloadRuleBindings.optional(),
+  workload_rules: built(workloadRules).optional(),
+  workload_rule_bindings: built(workloadRuleBindings).optional(),
   webhook_attempts: rows({
-    delivery_seq: int, attempt: int, url: text, wall_ms: int, at_ms: int, status_code: maybe(int), error: maybe(text),
-    latency_ms: real, next_retry_at_ms: maybe(int), fault_id: maybe(text),
+    delivery_seq: built(int), attempt: built(int), url: built(text), wall_ms: built(int), at_ms: built(int), status_code: maybe(built(int)), error: maybe(built(text)),
+    latency_ms: built(real), next_retry_at_ms: maybe(built(int)), fault_id: maybe(built(text)),
   }),
-});
+}));
 
 type TableName = keyof typeof tables.shape;
 /** One row of a table, as a restore reading the document row by row validates it. */
-const tableRows = { ...tables.shape, workload_rules: workloadRules, workload_rule_bindings: workloadRuleBindings };
+const tableRows = { ...built(tables).shape, workload_rules: built(workloadRules), workload_rule_bindings: built(workloadRuleBindings) };
 export const snapshotRow = <T extends TableName>(table: T) => tableRows[table].element;
 /** Each table's columns in the format's order: the order of the values of a row as a restore holds it. */
 export const SNAPSHOT_COLUMNS = Object.fromEntries(Object.entries(tableRows).map(([table, rows]) => [table, Object.keys(rows.element.shape)])) as
   unknown as Record<TableName, readonly string[]>;
 
-export const SnapshotTenant = z
+export const SnapshotTenant = lazy(() => z
   .strictObject({
     clock: z.strictObject({
       mode: z.enum(['realtime', 'manual']),
       scale: z.number().positive().max(1_000_000).describe('virtual seconds per wall second in realtime mode'),
-      now_ms: int.min(0).describe('the virtual time the snapshot was taken at; a restored clock resumes from it'),
+      now_ms: built(int).min(0).describe('the virtual time the snapshot was taken at; a restored clock resumes from it'),
     }),
-    id: text.nullable().optional()
+    id: built(text).nullable().optional()
       .describe('the tenant the snapshot was taken from (version 2 on, where it is required; null: restore keeping the ids, as version 1 did)'),
     cursor_key: z.string().regex(/^[0-9a-f]{64}$/).nullable()
       .describe('the key the tenant\'s cursors are signed with (null: a tenant older than these keys, whose cursors the server signed)'),
-    tables,
+    tables: built(tables),
   })
-  .describe('every column of every table the tenant owns, but its id; BLOBs as base64');
+  .describe('every column of every table the tenant owns, but its id; BLOBs as base64'));
 
-export const Snapshot = z
+export const Snapshot = lazy(() => z
   .strictObject({
     format: z.literal(SNAPSHOT_FORMAT),
-    version: int.min(1).refine((v) => v <= SNAPSHOT_VERSION, `is newer than this server reads (${SNAPSHOT_VERSION}): restore it with a newer nodus-mock`),
-    created_at: dateTime,
-    mock_version: text.describe('the nodus-mock version that wrote it'),
-    tenant: SnapshotTenant,
+    version: built(int).min(1).refine((v) => v <= SNAPSHOT_VERSION, `is newer than this server reads (${SNAPSHOT_VERSION}): restore it with a newer nodus-mock`),
+    created_at: built(dateTime),
+    mock_version: built(text).describe('the nodus-mock version that wrote it'),
+    tenant: built(SnapshotTenant),
   })
   .superRefine((doc, ctx) => {
     // Optional in the shape only so that one schema reads every version: each says whether it has it.
@@ -164,14 +165,14 @@ export const Snapshot = z
       }
     }
   })
-  .meta({ id: 'MockSnapshot' });
+  .meta({ id: 'MockSnapshot' }));
 
-export const SnapshotRestored = z
+export const SnapshotRestored = lazy(() => z
   .object({
     restored: z.literal(true),
     rows: z.record(z.string(), z.number().int()).describe('rows restored per table'),
   })
-  .meta({ id: 'MockSnapshotRestored' });
+  .meta({ id: 'MockSnapshotRestored' }));
 
 export type SnapshotDocument = z.output<typeof Snapshot>;
 /** A document of the newest version, as the restore takes it. */
@@ -215,6 +216,6 @@ export const addedColumns = (table: string): readonly AddedColumn[] => added.get
 
 /** docs/snapshot.schema.json: the format as JSON Schema (draft 2020-12), for tools outside this server. */
 export function snapshotJsonSchema(): string {
-  const schema = z.toJSONSchema(Snapshot, { target: 'draft-2020-12', unrepresentable: 'any' });
+  const schema = z.toJSONSchema(built(Snapshot), { target: 'draft-2020-12', unrepresentable: 'any' });
   return `${JSON.stringify({ title: 'nodus-mock tenant snapshot', ...schema }, null, 2)}\n`;
 }

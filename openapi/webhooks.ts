@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazy } from './lazy.js';
 
 /**
  * The team webhook. The real service's document leaves every object open and
@@ -11,7 +12,7 @@ const WEBHOOK_SECRET_BYTES = { min: 24, max: 64 } as const;
 
 const secretBytes = (secret: string) => Buffer.from(secret.slice('whsec_'.length), 'base64').length;
 
-export const WebhookRequest = z
+export const WebhookRequest = lazy(() => z
   .looseObject({
     url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048),
     secret: z
@@ -22,25 +23,25 @@ export const WebhookRequest = z
       .optional()
       .describe('signing secret; generated when omitted'),
   })
-  .meta({ id: 'WebhookRequest' });
+  .meta({ id: 'WebhookRequest' }));
 
-export const Webhook = z
+export const Webhook = lazy(() => z
   .looseObject({
     url: z.string().optional(),
     enabled: z.boolean().optional(),
   })
-  .meta({ id: 'Webhook' });
+  .meta({ id: 'Webhook' }));
 
-export const WebhookCreated = z
+export const WebhookCreated = lazy(() => z
   .looseObject({
     url: z.string().optional(),
     secret: z.string().optional(),
     enabled: z.boolean().optional(),
   })
-  .meta({ id: 'WebhookCreated' });
+  .meta({ id: 'WebhookCreated' }));
 
-export const WebhookDeleted = z
+export const WebhookDeleted = lazy(() => z
   .looseObject({
     status: z.string().optional(),
   })
-  .meta({ id: 'WebhookDeleted' });
+  .meta({ id: 'WebhookDeleted' }));

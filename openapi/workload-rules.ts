@@ -1,26 +1,27 @@
 import { z } from 'zod';
 import { DropEventsRequest, FailRequest, GradingPlanUpdate, RecoverRequest } from './mock.js';
 import { runMode } from './primitives.js';
+import { built, lazy } from './lazy.js';
 
 /** Schemas of /_mock/workload-rules (docs/control-api.md, Workload rules). */
 
 const TEN_YEARS_SECONDS = 10 * 365 * 24 * 3600;
-const identifier = z.string().min(1).max(128);
+const identifier = lazy(() => z.string().min(1).max(128));
 
-export const WorkloadRuleMatch = z
+export const WorkloadRuleMatch = lazy(() => z
   .strictObject({
-    recipe_id: identifier.optional(),
-    environment_id: identifier.optional(),
-    mode: runMode.optional(),
+    recipe_id: built(identifier).optional(),
+    environment_id: built(identifier).optional(),
+    mode: built(runMode).optional(),
     kind: z.enum(['recipe', 'custom', 'example']).optional().describe('a recipe launch, a POST /v1/workloads, or a catalog example run'),
     nth: z.int().min(1).max(1_000_000).optional()
       .describe('only the nth matching workload admitted after the rule was made (1-based); absent: every one'),
   })
-  .meta({ id: 'MockWorkloadRuleMatch' });
+  .meta({ id: 'MockWorkloadRuleMatch' }));
 
 const TRIGGERS = ['phase', 'running_seconds', 'events', 'reads'] as const;
 
-export const WorkloadRuleTrigger = z
+export const WorkloadRuleTrigger = lazy(() => z
   .strictObject({
     phase: z.enum(['baseline', 'training', 'evaluation']).optional().describe('when the phase begins'),
     step: z.int().min(1).max(1_000_000).optional().describe('with phase training: when this training step begins'),
@@ -34,38 +35,38 @@ export const WorkloadRuleTrigger = z
     if (at.step !== undefined && at.phase !== 'training') ctx.addIssue({ code: 'custom', path: ['step'], message: 'only allowed with phase training' });
   })
   .describe('when the actions apply: one of phase (and step), running_seconds, events, reads')
-  .meta({ id: 'MockWorkloadRuleTrigger' });
+  .meta({ id: 'MockWorkloadRuleTrigger' }));
 
-const RuleActionItem = z
+const RuleActionItem = lazy(() => z
   .discriminatedUnion('type', [
-    RecoverRequest.extend({ type: z.literal('recover') }),
-    DropEventsRequest.extend({ type: z.literal('drop_events') }),
-    FailRequest.extend({ type: z.literal('fail') }),
-    GradingPlanUpdate.safeExtend({ type: z.literal('grading_plan') }),
+    built(RecoverRequest).extend({ type: z.literal('recover') }),
+    built(DropEventsRequest).extend({ type: z.literal('drop_events') }),
+    built(FailRequest).extend({ type: z.literal('fail') }),
+    built(GradingPlanUpdate).safeExtend({ type: z.literal('grading_plan') }),
   ])
-  .meta({ id: 'MockWorkloadRuleActionItem' });
+  .meta({ id: 'MockWorkloadRuleActionItem' }));
 
-export const WorkloadRuleAction = z
-  .union([RuleActionItem, z.array(RuleActionItem).min(1).max(16)])
+export const WorkloadRuleAction = lazy(() => z
+  .union([built(RuleActionItem), z.array(built(RuleActionItem)).min(1).max(16)])
   .describe('one action, or a list applied together in order')
-  .meta({ id: 'MockWorkloadRuleAction' });
+  .meta({ id: 'MockWorkloadRuleAction' }));
 
-export const WorkloadRule = z
+export const WorkloadRule = lazy(() => z
   .strictObject({
-    match: WorkloadRuleMatch.default({}).describe('every workload when absent'),
-    at: WorkloadRuleTrigger,
-    action: WorkloadRuleAction,
+    match: built(WorkloadRuleMatch).default({}).describe('every workload when absent'),
+    at: built(WorkloadRuleTrigger),
+    action: built(WorkloadRuleAction),
   })
-  .meta({ id: 'MockNewWorkloadRule' });
+  .meta({ id: 'MockNewWorkloadRule' }));
 
-const BindingState = z.enum(['pending', 'applied', 'skipped']);
+const BindingState = lazy(() => z.enum(['pending', 'applied', 'skipped']));
 
-export const WorkloadRuleView = z
+export const WorkloadRuleView = lazy(() => z
   .object({
     id: z.string(),
-    match: WorkloadRuleMatch,
-    at: WorkloadRuleTrigger,
-    action: WorkloadRuleAction,
+    match: built(WorkloadRuleMatch),
+    at: built(WorkloadRuleTrigger),
+    action: built(WorkloadRuleAction),
     source: z.enum(['api', 'scenario']),
     created_at: z.string().describe('RFC 3339 virtual time'),
     matched: z.int().describe('matching workloads admitted since the rule was made'),
@@ -76,17 +77,17 @@ export const WorkloadRuleView = z
     workloads: z
       .array(z.object({
         workload_id: z.string(),
-        state: BindingState,
+        state: built(BindingState),
         settled_at: z.string().nullable().describe('RFC 3339 virtual time it applied or was skipped'),
         note: z.string().nullable().describe('what could not apply, and why'),
       }))
       .describe('the first 100 workloads it bound'),
   })
-  .meta({ id: 'MockWorkloadRule' });
+  .meta({ id: 'MockWorkloadRule' }));
 
-export const WorkloadRuleList = z.object({ rules: z.array(WorkloadRuleView) }).meta({ id: 'MockWorkloadRuleList' });
+export const WorkloadRuleList = lazy(() => z.object({ rules: z.array(built(WorkloadRuleView)) }).meta({ id: 'MockWorkloadRuleList' }));
 
-export const WorkloadRuleParams = z.object({ id: z.string().min(1).max(128) });
+export const WorkloadRuleParams = lazy(() => z.object({ id: z.string().min(1).max(128) }));
 
 export type WorkloadRuleInput = z.output<typeof WorkloadRule>;
 export type RuleTrigger = z.output<typeof WorkloadRuleTrigger>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTime, integerConst, integerEnum, jsonObject, sha256Hex } from './primitives.js';
 import { RLMetadata } from './rl-recipes.js';
+import { built, lazy } from './lazy.js';
 
 /**
  * Workloads: what a submission carries and what reads of a workload answer. Objects the contract
@@ -11,28 +12,28 @@ import { RLMetadata } from './rl-recipes.js';
 // ---------------------------------------------------------------------------------------------
 // Submission: the payload and its parts
 
-const optimization = z
+const optimization = lazy(() => z
   .enum(['', 'automatic', 'lowest_cost', 'lower_cost', 'balanced', 'faster', 'fastest'])
-  .meta({ deprecated: true });
+  .meta({ deprecated: true }));
 
-export const WorkloadSource = z
+export const WorkloadSource = lazy(() => z
   .looseObject({
     image: z.string().meta({ default: 'python:3.11-slim' }).optional(),
     command: z.array(z.string()).nullable().optional(),
     asset_id: z.string().regex(/^(asset_[A-Za-z0-9-]{1,64})?$/).optional(),
   })
-  .meta({ id: 'WorkloadSource' });
+  .meta({ id: 'WorkloadSource' }));
 export type WorkloadSource = z.infer<typeof WorkloadSource>;
 
-export const BucketInput = z
+export const BucketInput = lazy(() => z
   .strictObject({
     uri: z.string(),
     region: z.string(),
     bytes: z.int().min(0).max(1099511627776),
-    sha256: sha256Hex,
+    sha256: built(sha256Hex),
     credential_source: z.enum(['team_webhook']),
   })
-  .meta({ id: 'BucketInput' });
+  .meta({ id: 'BucketInput' }));
 
 /**
  * A named input: exactly one of an asset (optionally cached) or a bucket object.
@@ -41,13 +42,13 @@ export const BucketInput = z
  * v7 names the request-side copy of every component `<id>Input`, so `Workload`'s request copy
  * would collide with it and the document would not generate. COMPONENT_ALIASES records the rename.
  */
-export const WorkloadInput = z
+export const WorkloadInput = lazy(() => z
   .strictObject({
     name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/),
     uri: z.enum(['']).optional(),
     asset_id: z.string().regex(/^asset_[A-Za-z0-9-]{1,64}$/).optional(),
     cache: z.boolean().meta({ default: false }).optional(),
-    bucket: BucketInput.optional(),
+    bucket: built(BucketInput).optional(),
   })
   .superRefine((input, ctx) => {
     const hasAsset = input.asset_id !== undefined;
@@ -58,13 +59,13 @@ export const WorkloadInput = z
       ctx.addIssue({ code: 'custom', path: ['cache'], message: 'cache applies to asset inputs only' });
     }
   })
-  .meta({ id: 'WorkloadInputItem' });
+  .meta({ id: 'WorkloadInputItem' }));
 export type WorkloadInput = z.infer<typeof WorkloadInput>;
 
 /** Our component id → the contract's, where the two differ (see WorkloadInput). */
 export const COMPONENT_ALIASES: Record<string, string> = { WorkloadInputItem: 'WorkloadInput' };
 
-export const DiLoCoProfile = z
+export const DiLoCoProfile = lazy(() => z
   .strictObject({
     version: integerConst(1),
     islands: z.int().min(2).max(256),
@@ -73,26 +74,26 @@ export const DiLoCoProfile = z
     outer_momentum: z.number().gt(0).lt(1),
     synchronization_timeout_seconds: z.int().min(1).max(3600),
   })
-  .meta({ id: 'DiLoCoProfile' });
+  .meta({ id: 'DiLoCoProfile' }));
 
-export const TrainingDistribution = z
+export const TrainingDistribution = lazy(() => z
   .strictObject({
     mode: z.enum(['', 'standard', 'low_communication']).optional(),
     framework: z.enum(['pytorch', 'accelerate', 'deepspeed', 'jax', 'tensorflow', 'custom']),
     processes_per_node: z.int().min(0).max(64).optional(),
     geography: z.enum(['', 'single_region', 'cross_region']).optional(),
     config_file: z.string().max(1024).optional(),
-    diloco: DiLoCoProfile.optional(),
+    diloco: built(DiLoCoProfile).optional(),
   })
-  .meta({ id: 'TrainingDistribution' });
+  .meta({ id: 'TrainingDistribution' }));
 
 /**
  * Resource needs. `total_gpu_count` excludes `node_count` and `gpu_count`; a `distribution` needs
  * `processes_per_node >= 1` unless `total_gpu_count >= 2` lets the server derive it.
  */
-export const Requirements = z
+export const Requirements = lazy(() => z
   .looseObject({
-    optimization: optimization.optional(),
+    optimization: built(optimization).optional(),
     disk_gb: z.number().min(0).optional(),
     vcpus: z.number().min(0).optional(),
     model: z.string().optional(),
@@ -105,7 +106,7 @@ export const Requirements = z
     gpu_count: integerEnum([1, 2, 4, 8]).optional(),
     gpu_interconnect: z.enum(['', 'any']).optional(),
     node_count: z.int().min(1).max(256).optional(),
-    distribution: TrainingDistribution.optional(),
+    distribution: built(TrainingDistribution).optional(),
     total_gpu_count: z.int().min(1).max(2048).optional(),
   })
   .superRefine((req, ctx) => {
@@ -126,114 +127,114 @@ export const Requirements = z
       });
     }
   })
-  .meta({ id: 'Requirements' });
+  .meta({ id: 'Requirements' }));
 export type Requirements = z.infer<typeof Requirements>;
 
-export const Continuity = z
+export const Continuity = lazy(() => z
   .looseObject({
     mode: z.enum(['', 'checkpointed', 'restartable', 'ephemeral']).optional(),
     resume_on_interruption: z.boolean().meta({ default: true }).optional(),
     checkpoint_paths: z.array(z.string().min(1).max(512)).max(64).optional(),
     integration: z.enum(['', 'none', 'auto', 'hf-trainer-v1']).optional(),
   })
-  .meta({ id: 'Continuity' });
+  .meta({ id: 'Continuity' }));
 export type Continuity = z.infer<typeof Continuity>;
 
-export const Outcome = z
+export const Outcome = lazy(() => z
   .looseObject({
     max_cost_usd: z.number().meta({ deprecated: true }).optional(),
     complete_by: z.string().optional().describe('RFC 3339 deadline'),
   })
-  .meta({ id: 'Outcome' });
+  .meta({ id: 'Outcome' }));
 
-export const Policy = z
+export const Policy = lazy(() => z
   .looseObject({
     data_regions: z.array(z.string()).nullable().optional(),
     secret_refs: z.array(z.string()).max(32).optional(),
     egress_allow: z.array(z.string()).max(128).optional(),
   })
-  .meta({ id: 'Policy' });
+  .meta({ id: 'Policy' }));
 
 /** Where to run: exactly one of a named pool or `prefer: any`. */
-export const Placement = z
+export const Placement = lazy(() => z
   .strictObject({
     pool: z.string().min(1).max(200).optional(),
     prefer: z.enum(['any']).optional(),
   })
   .refine((p) => (p.pool === undefined) !== (p.prefer === undefined), 'needs exactly one of pool or prefer')
-  .meta({ id: 'Placement' });
+  .meta({ id: 'Placement' }));
 
-export const StageInput = z
+export const StageInput = lazy(() => z
   .looseObject({ name: z.string().optional(), from_stage: z.string().optional(), from_output: z.string().optional() })
-  .meta({ id: 'StageInput' });
+  .meta({ id: 'StageInput' }));
 
-export const OutputSink = z
+export const OutputSink = lazy(() => z
   .strictObject({ connection: z.string(), table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/) })
-  .meta({ id: 'OutputSink' });
+  .meta({ id: 'OutputSink' }));
 
-export const OutputDeclaration = z
-  .strictObject({ path: z.string(), sink: OutputSink.optional() })
-  .meta({ id: 'OutputDeclaration' });
+export const OutputDeclaration = lazy(() => z
+  .strictObject({ path: z.string(), sink: built(OutputSink).optional() })
+  .meta({ id: 'OutputDeclaration' }));
 
 // The contract says pattern `^[a-z0-9_][a-z0-9._-]{0,63}$` and not `^nodus\.`; one lookahead
 // pattern says both.
-const outputName = z.string().regex(/^(?!nodus\.)[a-z0-9_][a-z0-9._-]{0,63}$/);
+const outputName = lazy(() => z.string().regex(/^(?!nodus\.)[a-z0-9_][a-z0-9._-]{0,63}$/));
 
-export const StagePayload = z
+export const StagePayload = lazy(() => z
   .looseObject({
     id: z.string(),
-    source: WorkloadSource,
-    inputs: z.array(StageInput).nullable().optional(),
-    continuity: Continuity.optional(),
-    requirements: Requirements.optional(),
+    source: built(WorkloadSource),
+    inputs: z.array(built(StageInput)).nullable().optional(),
+    continuity: built(Continuity).optional(),
+    requirements: built(Requirements).optional(),
     depends_on: z.array(z.string()).nullable().optional(),
     total_units: z.int().min(0).optional(),
     outputs: z
-      .record(outputName, z.union([z.string(), OutputDeclaration]))
+      .record(built(outputName), z.union([z.string(), built(OutputDeclaration)]))
       .nullable()
       .optional()
       .describe('output name to a path inside the stage, or to a path with a sink'),
   })
-  .meta({ id: 'StagePayload' });
+  .meta({ id: 'StagePayload' }));
 export type StagePayload = z.infer<typeof StagePayload>;
 
 /** A submission. Open at the top level: the server ignores keys it does not know. */
-export const WorkloadPayload = z
+export const WorkloadPayload = lazy(() => z
   .looseObject({
-    source: WorkloadSource.optional(),
-    inputs: z.array(WorkloadInput).max(8).nullable().optional(),
-    requirements: Requirements.optional(),
-    optimization: optimization.optional(),
-    outcome: Outcome.optional(),
-    policy: Policy.optional(),
-    continuity: Continuity.optional(),
+    source: built(WorkloadSource).optional(),
+    inputs: z.array(built(WorkloadInput)).max(8).nullable().optional(),
+    requirements: built(Requirements).optional(),
+    optimization: built(optimization).optional(),
+    outcome: built(Outcome).optional(),
+    policy: built(Policy).optional(),
+    continuity: built(Continuity).optional(),
     framework: z.enum(['', 'train_eval']).optional(),
-    stages: z.array(StagePayload).nullable().optional(),
+    stages: z.array(built(StagePayload)).nullable().optional(),
     name: z.string().max(120).optional(),
-    rl: RLMetadata.nullable().optional(),
-    placement: Placement.optional(),
+    rl: built(RLMetadata).nullable().optional(),
+    placement: built(Placement).optional(),
     connections: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,127}$/)).max(1).optional(),
     sweep_id: z.string().max(128).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/).optional(),
   })
-  .meta({ id: 'WorkloadPayload' });
+  .meta({ id: 'WorkloadPayload' }));
 export type WorkloadPayload = z.infer<typeof WorkloadPayload>;
 
 /** Admission answer of a submit or launch; `id` and `workload_id` carry the same value. */
-export const SubmitResult = z
+export const SubmitResult = lazy(() => z
   .looseObject({ id: z.string(), workload_id: z.string(), status: z.string(), revision: z.int() })
-  .meta({ id: 'SubmitResult' });
+  .meta({ id: 'SubmitResult' }));
 export type SubmitResult = z.infer<typeof SubmitResult>;
 
 // ---------------------------------------------------------------------------------------------
 // Reads of a workload
 
-export const Meter = z
+export const Meter = lazy(() => z
   .looseObject({
     settled_usd: z.number().optional(),
     accruing_usd: z.number().optional(),
     accruing_rate_usd_hour: z.number().optional(),
     total_now_usd: z.number().optional(),
-    as_of: dateTime.optional(),
+    as_of: built(dateTime).optional(),
     final_charge_usd: z.number().min(0).optional(),
     charge_state: z.enum(['estimated', 'final']).optional(),
     compute_settled_usd: z.number().meta({ default: 0 }).optional(),
@@ -245,10 +246,10 @@ export const Meter = z
     compute_accruing_usd: z.number().meta({ default: 0 }).optional(),
     platform_fee_accruing_usd: z.number().meta({ default: 0 }).optional(),
   })
-  .meta({ id: 'Meter' });
+  .meta({ id: 'Meter' }));
 export type Meter = z.infer<typeof Meter>;
 
-export const ResourceAttributes = z
+export const ResourceAttributes = lazy(() => z
   .looseObject({
     vcpus: z.number().optional(),
     host_memory_gb: z.number().optional(),
@@ -258,9 +259,9 @@ export const ResourceAttributes = z
     accelerator: z.string().optional(),
     gpu_count: z.int().min(0).optional(),
   })
-  .meta({ id: 'ResourceAttributes' });
+  .meta({ id: 'ResourceAttributes' }));
 
-export const CostBreakdown = z
+export const CostBreakdown = lazy(() => z
   .looseObject({
     runtime_hours: z.number().optional(),
     provision_hours: z.number().optional(),
@@ -274,9 +275,9 @@ export const CostBreakdown = z
     reserve_usd: z.number().optional(),
     total_usd: z.number().optional(),
   })
-  .meta({ id: 'CostBreakdown' });
+  .meta({ id: 'CostBreakdown' }));
 
-export const ScoreBreakdown = z
+export const ScoreBreakdown = lazy(() => z
   .looseObject({
     fit: z.number().optional(),
     time_to_result: z.number().optional(),
@@ -285,25 +286,25 @@ export const ScoreBreakdown = z
     health: z.number().optional(),
     total: z.number().optional(),
   })
-  .meta({ id: 'ScoreBreakdown' });
+  .meta({ id: 'ScoreBreakdown' }));
 
-export const CustomerFallbackBranch = z
+export const CustomerFallbackBranch = lazy(() => z
   .looseObject({
     failure_class: z.string().optional(),
     expected_recovery_hours: z.number().optional(),
     expected_cost_usd: z.number().nullable().optional(),
   })
-  .meta({ id: 'CustomerFallbackBranch' });
+  .meta({ id: 'CustomerFallbackBranch' }));
 
-export const CustomerRejectedOffer = z
+export const CustomerRejectedOffer = lazy(() => z
   .looseObject({ reason: z.string().optional() })
-  .meta({ id: 'CustomerRejectedOffer' });
+  .meta({ id: 'CustomerRejectedOffer' }));
 
-export const CustomerRouteSummary = z
+export const CustomerRouteSummary = lazy(() => z
   .looseObject({
     fit_class: z.string().optional(),
     compute_class: z.string().optional(),
-    resources: ResourceAttributes.optional(),
+    resources: built(ResourceAttributes).optional(),
     memory_gb: z.number().optional(),
     offer_id: z.string().optional(),
     price_usd_hour: z.number().optional(),
@@ -312,23 +313,23 @@ export const CustomerRouteSummary = z
     expected_cost_usd: z.number().nullable().optional(),
     expected_hours: z.number().nullable().optional(),
     remaining_budget_usd: z.number().optional(),
-    cost: CostBreakdown.nullable().optional(),
-    score_breakdown: ScoreBreakdown.optional(),
-    fallback_graph: z.array(CustomerFallbackBranch).nullable().optional(),
-    rejected: z.array(CustomerRejectedOffer).nullable().optional(),
+    cost: built(CostBreakdown).nullable().optional(),
+    score_breakdown: built(ScoreBreakdown).optional(),
+    fallback_graph: z.array(built(CustomerFallbackBranch)).nullable().optional(),
+    rejected: z.array(built(CustomerRejectedOffer)).nullable().optional(),
   })
-  .meta({ id: 'CustomerRouteSummary' });
+  .meta({ id: 'CustomerRouteSummary' }));
 
-export const CheckpointSummary = z
+export const CheckpointSummary = lazy(() => z
   .looseObject({
     manifest_id: z.string().optional(),
     generation: z.int().optional(),
     sequence: z.int().optional(),
-    created_at: dateTime.optional(),
+    created_at: built(dateTime).optional(),
   })
-  .meta({ id: 'CheckpointSummary' });
+  .meta({ id: 'CheckpointSummary' }));
 
-export const StageRunSummary = z
+export const StageRunSummary = lazy(() => z
   .looseObject({
     id: z.string().optional(),
     status: z.string().optional(),
@@ -338,15 +339,15 @@ export const StageRunSummary = z
     last_loss: z.number().nullable().optional(),
     metric_rate: z.number().nullable().optional(),
     metric_step: z.int().nullable().optional(),
-    latest_manifest: CheckpointSummary.nullable().optional(),
+    latest_manifest: built(CheckpointSummary).nullable().optional(),
     metric_total_steps: z.int().optional(),
     metric_epoch: z.number().optional(),
     metric_total_epochs: z.number().optional(),
   })
-  .meta({ id: 'StageRunSummary' });
+  .meta({ id: 'StageRunSummary' }));
 export type StageRunSummary = z.infer<typeof StageRunSummary>;
 
-export const UnitMetrics = z
+export const UnitMetrics = lazy(() => z
   .looseObject({
     units_completed: z.int().min(0).optional(),
     p50_ms: z.number().min(0).nullable().optional(),
@@ -354,22 +355,22 @@ export const UnitMetrics = z
     cost_per_unit_usd: z.number().min(0).nullable().optional(),
     dropped_observations: z.int().min(0).optional(),
   })
-  .meta({ id: 'UnitMetrics' });
+  .meta({ id: 'UnitMetrics' }));
 
-export const WorkloadLink = z
+export const WorkloadLink = lazy(() => z
   .looseObject({ kind: z.enum(['wandb']), url: z.url() })
-  .meta({ id: 'WorkloadLink' });
+  .meta({ id: 'WorkloadLink' }));
 
-export const CheckpointPreparationSummary = z
+export const CheckpointPreparationSummary = lazy(() => z
   .looseObject({
     stage_id: z.string().optional(),
     state: z.enum(['pending', 'ready', 'failed', 'cancelled']).optional(),
     proposed_integration: z.enum(['none', 'hf-trainer-v1']).optional(),
-    ready_at: dateTime.nullable().optional(),
+    ready_at: built(dateTime).nullable().optional(),
   })
-  .meta({ id: 'CheckpointPreparationSummary' });
+  .meta({ id: 'CheckpointPreparationSummary' }));
 
-export const DistributedObservedProgress = z
+export const DistributedObservedProgress = lazy(() => z
   .looseObject({
     completed_units: z.int(),
     total_units: z.int(),
@@ -379,11 +380,11 @@ export const DistributedObservedProgress = z
     metric_total_steps: z.int().optional(),
     metric_epoch: z.number().optional(),
     metric_total_epochs: z.number().optional(),
-    observed_at: dateTime,
+    observed_at: built(dateTime),
   })
-  .meta({ id: 'DistributedObservedProgress' });
+  .meta({ id: 'DistributedObservedProgress' }));
 
-export const DistributedCustomerMember = z
+export const DistributedCustomerMember = lazy(() => z
   .looseObject({
     member_id: z.string(),
     node_rank: z.int(),
@@ -391,11 +392,11 @@ export const DistributedCustomerMember = z
     started: z.boolean(),
     active: z.boolean(),
     exit_code: z.int().optional(),
-    observed_progress: DistributedObservedProgress.optional(),
+    observed_progress: built(DistributedObservedProgress).optional(),
   })
-  .meta({ id: 'DistributedCustomerMember' });
+  .meta({ id: 'DistributedCustomerMember' }));
 
-export const DistributedCustomerGroup = z
+export const DistributedCustomerGroup = lazy(() => z
   .looseObject({
     group_id: z.string(),
     stage_id: z.string(),
@@ -406,61 +407,61 @@ export const DistributedCustomerGroup = z
     required_members: z.int(),
     ready_members: z.int(),
     active_members: z.int(),
-    members: z.array(DistributedCustomerMember),
+    members: z.array(built(DistributedCustomerMember)),
   })
-  .meta({ id: 'DistributedCustomerGroup' });
+  .meta({ id: 'DistributedCustomerGroup' }));
 
-export const Workload = z
+export const Workload = lazy(() => z
   .looseObject({
     id: z.string().optional(),
     tenant_id: z.string().optional(),
     status: z.string().optional().describe('open vocabulary: clients tolerate values they do not know'),
     revision: z.int().optional(),
     spend_usd: z.number().optional(),
-    created_at: dateTime.optional(),
-    updated_at: dateTime.optional(),
-    payload: WorkloadPayload.optional(),
-    route: CustomerRouteSummary.nullable().optional(),
-    latest_checkpoint: CheckpointSummary.nullable().optional(),
-    stages: z.array(StageRunSummary).nullable().optional(),
-    meter: Meter.optional(),
-    unit_metrics: UnitMetrics.nullable().optional(),
-    links: z.array(WorkloadLink).optional(),
+    created_at: built(dateTime).optional(),
+    updated_at: built(dateTime).optional(),
+    payload: built(WorkloadPayload).optional(),
+    route: built(CustomerRouteSummary).nullable().optional(),
+    latest_checkpoint: built(CheckpointSummary).nullable().optional(),
+    stages: z.array(built(StageRunSummary)).nullable().optional(),
+    meter: built(Meter).optional(),
+    unit_metrics: built(UnitMetrics).nullable().optional(),
+    links: z.array(built(WorkloadLink)).optional(),
     sink_error: z.string().optional(),
-    checkpoint_preparation: z.array(CheckpointPreparationSummary).optional(),
-    distributed: z.array(DistributedCustomerGroup).optional().describe('detail reads only'),
+    checkpoint_preparation: z.array(built(CheckpointPreparationSummary)).optional(),
+    distributed: z.array(built(DistributedCustomerGroup)).optional().describe('detail reads only'),
   })
-  .meta({ id: 'Workload' });
+  .meta({ id: 'Workload' }));
 export type Workload = z.infer<typeof Workload>;
 
-export const WorkloadListItem = z
+export const WorkloadListItem = lazy(() => z
   .looseObject({
     id: z.string().optional(),
     status: z.string().optional(),
     spend_usd: z.number().optional(),
     revision: z.int().optional(),
-    created_at: dateTime.optional(),
-    updated_at: dateTime.optional(),
-    meter: Meter.optional(),
+    created_at: built(dateTime).optional(),
+    updated_at: built(dateTime).optional(),
+    meter: built(Meter).optional(),
     owner_user_id: z.string().nullable().optional(),
     name: z.string().max(120).optional(),
-    links: z.array(WorkloadLink).optional(),
+    links: z.array(built(WorkloadLink)).optional(),
   })
-  .meta({ id: 'WorkloadListItem' });
+  .meta({ id: 'WorkloadListItem' }));
 export type WorkloadListItem = z.infer<typeof WorkloadListItem>;
 
-export const WorkloadEvent = z
+export const WorkloadEvent = lazy(() => z
   .looseObject({
     id: z.int().optional().describe('sequence number; the `after` cursor of the events route'),
     event_id: z.string().optional(),
     event_type: z.string().optional(),
-    payload: jsonObject.nullable().optional(),
-    created_at: dateTime.optional(),
+    payload: built(jsonObject).nullable().optional(),
+    created_at: built(dateTime).optional(),
   })
-  .meta({ id: 'WorkloadEvent' });
+  .meta({ id: 'WorkloadEvent' }));
 export type WorkloadEvent = z.infer<typeof WorkloadEvent>;
 
-export const Output = z
+export const Output = lazy(() => z
   .looseObject({
     name: z.string(),
     stage_id: z.string(),
@@ -473,10 +474,10 @@ export const Output = z
     group_id: z.string().optional(),
     member_id: z.string().optional(),
   })
-  .meta({ id: 'Output' });
+  .meta({ id: 'Output' }));
 export type Output = z.infer<typeof Output>;
 
-export const DistributedLogChunk = z
+export const DistributedLogChunk = lazy(() => z
   .looseObject({
     group_id: z.string(),
     member_id: z.string(),
@@ -487,37 +488,37 @@ export const DistributedLogChunk = z
     text: z.string(),
     data_base64: z.base64(),
   })
-  .meta({ id: 'DistributedLogChunk' });
+  .meta({ id: 'DistributedLogChunk' }));
 export type DistributedLogChunk = z.infer<typeof DistributedLogChunk>;
 
 // The contract inlines the single-machine chunk instead of naming it.
-const liveLogChunk = z.looseObject({ id: z.int(), stage_id: z.string(), generation: z.int(), text: z.string() });
+const liveLogChunk = lazy(() => z.looseObject({ id: z.int(), stage_id: z.string(), generation: z.int(), text: z.string() }));
 
-export const LiveLogPage = z
+export const LiveLogPage = lazy(() => z
   .looseObject({
-    chunks: z.array(z.union([liveLogChunk, DistributedLogChunk])),
+    chunks: z.array(z.union([built(liveLogChunk), built(DistributedLogChunk)])),
     next_cursor: z.string(),
     truncated: z.boolean(),
     group_id: z.string().optional(),
     member_id: z.string().optional(),
     expired: z.boolean().optional(),
   })
-  .meta({ id: 'LiveLogPage' });
+  .meta({ id: 'LiveLogPage' }));
 export type LiveLogPage = z.infer<typeof LiveLogPage>;
 
-export const Artifact = z
+export const Artifact = lazy(() => z
   .looseObject({
     manifest_id: z.string().optional(),
     stage_id: z.string().optional(),
     generation: z.int().optional(),
     sequence: z.int().optional(),
-    manifest: jsonObject.optional(),
-    created_at: dateTime.optional(),
+    manifest: built(jsonObject).optional(),
+    created_at: built(dateTime).optional(),
   })
-  .meta({ id: 'Artifact' });
+  .meta({ id: 'Artifact' }));
 export type Artifact = z.infer<typeof Artifact>;
 
-export const CustomerLedgerEntry = z
+export const CustomerLedgerEntry = lazy(() => z
   .looseObject({
     id: z.string().optional(),
     correlation_id: z.string().optional(),
@@ -525,23 +526,23 @@ export const CustomerLedgerEntry = z
     debit_usd: z.number().optional(),
     credit_usd: z.number().optional(),
     currency: z.string().optional(),
-    evidence: jsonObject.nullable().optional(),
-    created_at: dateTime.optional(),
+    evidence: built(jsonObject).nullable().optional(),
+    created_at: built(dateTime).optional(),
   })
-  .meta({ id: 'CustomerLedgerEntry' });
+  .meta({ id: 'CustomerLedgerEntry' }));
 export type CustomerLedgerEntry = z.infer<typeof CustomerLedgerEntry>;
 
-export const Settlement = z
+export const Settlement = lazy(() => z
   .looseObject({
     status: z.string().optional(),
     balance_usd: z.number().optional(),
     correlation_id: z.string().optional(),
-    closed_at: dateTime.nullable().optional(),
+    closed_at: built(dateTime).nullable().optional(),
   })
-  .meta({ id: 'Settlement' });
+  .meta({ id: 'Settlement' }));
 export type Settlement = z.infer<typeof Settlement>;
 
-export const RoutingPlacement = z
+export const RoutingPlacement = lazy(() => z
   .looseObject({
     workload_id: z.string().optional(),
     stage_id: z.string().optional(),
@@ -554,8 +555,8 @@ export const RoutingPlacement = z
     interruptible: z.boolean().optional(),
     placement: z.string().optional(),
     provision_attempts: z.int().optional(),
-    provisioned_at: dateTime.optional(),
-    running_at: dateTime.nullable().optional(),
+    provisioned_at: built(dateTime).optional(),
+    running_at: built(dateTime).nullable().optional(),
     boot_seconds: z.number().nullable().optional(),
     boot_ok: z.boolean().nullable().optional(),
     price_usd_hour: z.number().optional(),
@@ -571,18 +572,18 @@ export const RoutingPlacement = z
     restore_bytes: z.int().optional(),
     restored_from: z.string().optional(),
     checkpoint_seconds: z.number().optional(),
-    interrupted_at: dateTime.nullable().optional(),
+    interrupted_at: built(dateTime).nullable().optional(),
     interrupt_trigger: z.string().optional(),
     lost_seconds: z.number().nullable().optional(),
     recovery_seconds: z.number().nullable().optional(),
     superseded_by: z.int().nullable().optional(),
-    ended_at: dateTime.nullable().optional(),
+    ended_at: built(dateTime).nullable().optional(),
     outcome: z.string().optional(),
   })
-  .meta({ id: 'RoutingPlacement' });
+  .meta({ id: 'RoutingPlacement' }));
 export type RoutingPlacement = z.infer<typeof RoutingPlacement>;
 
-export const WorkloadFreeze = z
+export const WorkloadFreeze = lazy(() => z
   .looseObject({
     id: z.string(),
     workload_id: z.string(),
@@ -591,11 +592,11 @@ export const WorkloadFreeze = z
     reason: z.string().optional(),
     generation: z.int().min(1),
     state: z.enum(['requested', 'releasing', 'frozen', 'resuming', 'resumed', 'failed']),
-    requested_at: dateTime,
-    frozen_at: dateTime.nullable(),
+    requested_at: built(dateTime),
+    frozen_at: built(dateTime).nullable(),
     retained_bytes: z.int().min(0).meta({ format: 'int64' }),
     storage_charge_micros: z.int().nullable(),
     storage_billing_status: z.enum(['retained_storage_not_separately_metered']),
   })
-  .meta({ id: 'WorkloadFreeze' });
+  .meta({ id: 'WorkloadFreeze' }));
 export type WorkloadFreeze = z.infer<typeof WorkloadFreeze>;

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../openapi/common.js';
+import { lazy } from '../openapi/lazy.js';
 
-const Health = z.object({ status: z.string() });
+const Health = lazy(() => z.object({ status: z.string() }));
 
 export default (async function healthRoutes(app) {
   app.get('/healthz', {

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { built } from '../openapi/lazy.js';
 import { openStore, type Store } from '../store/index.js';
 import auth from './http/auth.js';
 import { loadCatalog, type Catalog } from './domain/catalog/index.js';
@@ -112,11 +113,9 @@ function timeouts(config: Config): Partial<FastifyServerOptions> {
 /**
  * Headers are checked, never replaced by the schema's output: once a route replaces them, Fastify
  * answers every later read of request.headers with a fresh merge of the raw headers and the
- * replacement, which each hook of a keyed launch then paid (its profile). A body its route reads
- * as a stream is the route's to check (streamedBody).
+ * replacement, which each hook of a keyed launch then paid (its profile).
  */
 const checkingHeadersOnly: typeof validatorCompiler = (route) => {
-  if (route.httpPart === 'body' && isStreamedBody(route.schema)) return () => true;
   const validate = validatorCompiler(route);
   if (route.httpPart !== 'headers') return validate;
   return (data) => {
@@ -126,12 +125,25 @@ const checkingHeadersOnly: typeof validatorCompiler = (route) => {
 };
 
 /**
+ * Fastify compiles every route's validators and serializers when the app starts; these build the
+ * route's schema (openapi/lazy.ts) and compile it the first time a request needs it.
+ */
+const onFirstUse = <R extends { schema: unknown }, F extends (data: never) => unknown>(compile: (route: R) => F) => (route: R): F => {
+  let compiled: F | undefined;
+  return ((data: never) => (compiled ??= compile({ ...route, schema: built(route.schema) }))(data)) as F;
+};
+
+/** A body its route reads as a stream is the route's to check (streamedBody). */
+const validating: typeof validatorCompiler = (route) =>
+  route.httpPart === 'body' && isStreamedBody(route.schema) ? () => true : onFirstUse(checkingHeadersOnly)(route);
+
+/**
  * zod validates and serialises every route. Given as the compiler factories rather than set after
  * construction, Fastify never loads ajv and fast-json-stringify only to replace them: about a
  * tenth of a cold start (bench/). Fastify's types describe ajv factories, hence the cast.
  */
 const zodCompilers = {
-  compilersFactory: { buildValidator: () => checkingHeadersOnly, buildSerializer: () => serializerCompiler },
+  compilersFactory: { buildValidator: () => validating, buildSerializer: () => onFirstUse(serializerCompiler) },
 } as unknown as FastifyServerOptions['schemaController'];
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {

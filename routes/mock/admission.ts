@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { BudgetUpdate, LeversUpdate, RecipeOverrideUpdate } from '../../openapi/mock.js';
 import { RecipeParams } from '../../openapi/params.js';
 import { RLRecipeDescriptor } from '../../openapi/rl-recipes.js';
+import { lazy } from '../../openapi/lazy.js';
 
 /** The admission levers: a tenant's view of recipe availability and its monthly budget. */
 export default (async function mockAdmissionRoutes(app) {
@@ -55,7 +56,7 @@ export default (async function mockAdmissionRoutes(app) {
   }, async (request) => control.setLevers(request.tenant.id, request.body));
 
   app.delete('/budget', {
-    schema: { operationId: 'deleteMockBudget', tags: ['mock'], summary: 'Remove the cap', response: { 204: z.null() } },
+    schema: { operationId: 'deleteMockBudget', tags: ['mock'], summary: 'Remove the cap', response: { 204: lazy(() => z.null()) } },
   }, async (request, reply) => {
     control.removeBudget(request.tenant.id);
     return reply.code(204).send(null);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Fault, FaultList, FaultRule } from '../../openapi/mock.js';
 import { FaultParams } from '../../openapi/params.js';
 import { presentFault } from '../../server/http/views/fault.js';
+import { lazy } from '../../openapi/lazy.js';
 
 /**
  * Fault rules, kept as data so a test scripts failures by method and path; server/http/faults.ts
@@ -31,14 +32,14 @@ export default (async function mockFaultRoutes(app) {
   }, async (request) => ({ faults: control.faults(request.tenant.id).map(presentFault) }));
 
   app.delete('/faults/:id', {
-    schema: { operationId: 'deleteMockFault', tags: ['mock'], summary: 'Remove one fault rule', params: FaultParams, response: { 204: z.null() } },
+    schema: { operationId: 'deleteMockFault', tags: ['mock'], summary: 'Remove one fault rule', params: FaultParams, response: { 204: lazy(() => z.null()) } },
   }, async (request, reply) => {
     control.removeFault(request.tenant.id, request.params.id);
     return reply.code(204).send(null);
   });
 
   app.delete('/faults', {
-    schema: { operationId: 'clearMockFaults', tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: z.null() } },
+    schema: { operationId: 'clearMockFaults', tags: ['mock'], summary: 'Remove all of this tenant\'s fault rules', response: { 204: lazy(() => z.null()) } },
   }, async (request, reply) => {
     control.clearFaults(request.tenant.id);
     return reply.code(204).send(null);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { JournalList, JournalMatch, JournalMatchResult, JournalQuery } from '../../openapi/mock.js';
 import { presentJournalMatches, presentJournalRow } from '../../server/http/views/journal.js';
+import { lazy } from '../../openapi/lazy.js';
 
 /**
  * The request journal that server/http/journal.ts writes. Reading, matching and clearing it are
@@ -39,7 +40,7 @@ export default (async function mockRequestRoutes(app) {
 
   app.delete('/requests', {
     config,
-    schema: { operationId: 'clearMockRequests', tags: ['mock'], summary: 'Clear this tenant\'s request journal', response: { 204: z.null() } },
+    schema: { operationId: 'clearMockRequests', tags: ['mock'], summary: 'Clear this tenant\'s request journal', response: { 204: lazy(() => z.null()) } },
   }, async (request, reply) => {
     control.clearRequests(request.tenant.id);
     return reply.code(204).send(null);

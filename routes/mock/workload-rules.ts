@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { WorkloadRule, WorkloadRuleList, WorkloadRuleParams, WorkloadRuleView } from '../../openapi/workload-rules.js';
 import { presentWorkloadRule } from '../../server/http/views/workload-rule.js';
+import { lazy } from '../../openapi/lazy.js';
 
 /** Workload rules: what happens to runs not launched yet, applied as they are materialised. */
 export default (async function mockWorkloadRuleRoutes(app) {
@@ -32,7 +33,7 @@ export default (async function mockWorkloadRuleRoutes(app) {
       tags: ['mock'],
       summary: 'Remove one workload rule (the workloads it bound keep it)',
       params: WorkloadRuleParams,
-      response: { 204: z.null() },
+      response: { 204: lazy(() => z.null()) },
     },
   }, async (request, reply) => {
     workloadRules.remove(request.tenant.id, request.params.id);
@@ -44,7 +45,7 @@ export default (async function mockWorkloadRuleRoutes(app) {
       operationId: 'clearMockWorkloadRules',
       tags: ['mock'],
       summary: 'Remove all of this tenant\'s workload rules (the workloads they bound keep them)',
-      response: { 204: z.null() },
+      response: { 204: lazy(() => z.null()) },
     },
   }, async (request, reply) => {
     workloadRules.clear(request.tenant.id);

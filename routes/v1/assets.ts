@@ -14,10 +14,11 @@ import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { syncHook } from '../../server/http/sync-hook.js';
 import { UploadMemory } from '../../server/http/upload-memory.js';
 import { assetListView, assetView } from '../../server/http/views/asset.js';
+import { lazy } from '../../openapi/lazy.js';
 
-const UploadQuery = z.object({
+const UploadQuery = lazy(() => z.object({
   name: z.string().meta({ default: 'dataset' }).optional().describe('the file name, with its archive extension (.tar, .tar.gz, .tgz, .zip) for an archive'),
-});
+}));
 
 const UPLOAD_VALIDATION_CODES = {
   'headers.idempotency-key': 'invalid_idempotency_key',
@@ -164,7 +165,7 @@ export default (async function assetRoutes(app) {
       tags: ['Assets'],
       summary: 'Delete an asset; 409 asset_in_use while it is importing or an active workload uses it',
       params: AssetParams,
-      response: { 204: z.null().describe('Asset deleted'), ...errorResponses(409, 500, 502) },
+      response: { 204: lazy(() => z.null().describe('Asset deleted')), ...errorResponses(409, 500, 502) },
     },
   }, async (request, reply) => {
     assets.delete(request.tenant.id, request.params.id);

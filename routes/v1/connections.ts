@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
 import { Connection, ConnectionCreate, ConnectionList, ConnectionParams } from '../../openapi/connections.js';
 import { connectionView } from '../../server/http/views/connection.js';
+import { lazy } from '../../openapi/lazy.js';
 
 export default (async function connectionRoutes(app) {
   const { connections } = app.services;
@@ -43,7 +44,7 @@ export default (async function connectionRoutes(app) {
       tags: ['Connections'],
       summary: 'Delete a connection; 409 connection_in_use while an active workload or query export uses it',
       params: ConnectionParams,
-      response: { 204: z.null().describe('Connection deleted'), ...errorResponses(409) },
+      response: { 204: lazy(() => z.null().describe('Connection deleted')), ...errorResponses(409) },
     },
   }, async (request, reply) => {
     connections.delete(request.tenant.id, request.params.id);

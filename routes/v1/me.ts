@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { lazy } from '../../openapi/lazy.js';
 
-const Me = z.object({
+const Me = lazy(() => z.object({
   email: z.string().optional(),
   tenant: z.string(),
   key_id: z.string(),
-}).meta({ id: 'Identity' });
+}).meta({ id: 'Identity' }));
 
 export default (async function meRoutes(app) {
   app.get('/me', {

@@ -6,6 +6,7 @@ import { OutputParams, OutputQuery, WorkloadParams } from '../../openapi/params.
 import { Output } from '../../openapi/workloads.js';
 import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { outputListView } from '../../server/http/views/outputs.js';
+import { built, lazy } from '../../openapi/lazy.js';
 
 export default (async function outputRoutes(app) {
   const { workloads } = app.services;
@@ -16,7 +17,7 @@ export default (async function outputRoutes(app) {
       tags: ['Workloads'],
       summary: 'Outputs of completed stages, with their SHA-256 and size',
       params: WorkloadParams,
-      response: { 200: z.object({ workload_id: z.string(), outputs: z.array(Output) }) },
+      response: { 200: lazy(() => z.object({ workload_id: z.string(), outputs: z.array(built(Output)) })) },
     },
   }, async (request) => {
     const { workloadId, outputs } = workloads.outputs(request.tenant.id, request.params.id);

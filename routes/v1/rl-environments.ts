@@ -7,6 +7,7 @@ import { SubmitResult, WorkloadPayload } from '../../openapi/workloads.js';
 import { KeyedHeaders, ReplayedHeaders } from '../../openapi/headers.js';
 import { answerIdempotently, requireIdempotencyKey } from '../../server/http/idempotency.js';
 import { OPTIONAL_BODY, RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
+import { built, lazy } from '../../openapi/lazy.js';
 
 export default (async function rlEnvironmentRoutes(app) {
   const { catalog, launches } = app.services;
@@ -39,7 +40,7 @@ export default (async function rlEnvironmentRoutes(app) {
       tags: ['RL'],
       summary: 'The exact workload the example\'s run route would submit under the default name; starts and charges nothing',
       params: ExampleParams,
-      response: { 200: z.object({ workload: WorkloadPayload }) },
+      response: { 200: lazy(() => z.object({ workload: built(WorkloadPayload) })) },
     },
   }, async (request) => ({ workload: launches.exampleWorkload(request.params.environment, request.params.example) }));
 

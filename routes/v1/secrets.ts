@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { SecretList, SecretMetadata, SecretParams, SecretWrite } from '../../openapi/secrets.js';
 import { secretView } from '../../server/http/views/connection.js';
+import { lazy } from '../../openapi/lazy.js';
 
 /**
  * Secrets: every refusal here is SandboxError (`sandboxErrors`). The journal keeps a put's body
@@ -38,7 +39,7 @@ export default (async function secretRoutes(app) {
       tags: ['Secrets'],
       summary: 'Retire a secret; connections that pin it take no new use',
       params: SecretParams,
-      response: { 204: z.null().describe('Secret deleted') },
+      response: { 204: lazy(() => z.null().describe('Secret deleted')) },
     },
     config,
   }, async (request, reply) => {

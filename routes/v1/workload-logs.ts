@@ -6,6 +6,7 @@ import { LiveLogPage } from '../../openapi/workloads.js';
 import { sha256Hex } from '../../server/domain/canonical.js';
 import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { liveLogPageView } from '../../server/http/views/evidence.js';
+import { lazy } from '../../openapi/lazy.js';
 
 export default (async function workloadLogRoutes(app) {
   const { evidence } = app.services;
@@ -22,7 +23,7 @@ export default (async function workloadLogRoutes(app) {
         'served). 404 when the attempt has written no line yet.',
       params: WorkloadParams,
       querystring: WorkloadLogQuery,
-      response: { 200: { description: 'the log text', content: { 'text/plain': { schema: z.string() } } } },
+      response: { 200: { description: 'the log text', content: { 'text/plain': { schema: lazy(() => z.string()) } } } },
       [RESPONSE_HEADERS]: { 200: LogHeaders },
     },
   }, async (request, reply) => {

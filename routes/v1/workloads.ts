@@ -10,6 +10,7 @@ import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { listItemView } from '../../server/domain/workloads/view.js';
 import { refuseClientRecipe } from '../../server/domain/launches/custom-runs.js';
 import { syncHook } from '../../server/http/sync-hook.js';
+import { built, lazy } from '../../openapi/lazy.js';
 
 
 /** Where the SDK's remedy table has a code for a field, the 400 carries it. */
@@ -23,13 +24,13 @@ const SUBMIT_VALIDATION_CODES = {
 // Before the schema: any `rl.recipe` gets the server-owned refusal, whatever its shape.
 const refuseRecipeKey = syncHook((request) => refuseClientRecipe(request.body));
 
-const ListQuery = z.object({
+const ListQuery = lazy(() => z.object({
   // The contract: absent, <= 0 or > 100 means 50.
   limit: z.coerce.number().int().optional(),
   offset: z.coerce.number().int().min(0).optional(),
   status: z.string().max(512).optional().describe('comma list of statuses, `active` or `terminal`; unknown tokens are ignored'),
   scope: z.enum(['mine', 'team']).default('team'),
-});
+}));
 
 export default (async function workloadRoutes(app) {
   const { workloads } = app.services;
@@ -56,7 +57,7 @@ export default (async function workloadRoutes(app) {
       summary: 'Check a payload without submitting it: no admission, no spend',
       body: WorkloadPayload,
       response: {
-        200: z.object({ valid: z.literal(true), submitted: z.literal(false), workload: WorkloadPayload, message: z.string() }),
+        200: lazy(() => z.object({ valid: z.literal(true), submitted: z.literal(false), workload: built(WorkloadPayload), message: z.string() })),
       },
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
@@ -71,7 +72,7 @@ export default (async function workloadRoutes(app) {
       tags: ['Workloads'],
       summary: 'Workloads of this tenant, newest first; next_offset is omitted on the last page',
       querystring: ListQuery,
-      response: { 200: z.object({ workloads: z.array(WorkloadListItem), next_offset: z.int().optional() }), ...errorResponses(403) },
+      response: { 200: lazy(() => z.object({ workloads: z.array(built(WorkloadListItem)), next_offset: z.int().optional() })), ...errorResponses(403) },
     },
   }, async (request) => {
     const { workloads: listed, nextOffset } = await workloads.list(request.tenant.id, request.query);
@@ -95,7 +96,7 @@ export default (async function workloadRoutes(app) {
       tags: ['Workloads'],
       summary: 'Request cancellation; a finished workload is left as it is',
       params: WorkloadParams,
-      response: { 202: z.object({ status: z.string() }) },
+      response: { 202: lazy(() => z.object({ status: z.string() })) },
     },
   }, async (request, reply) => {
     workloads.cancel(request.tenant.id, request.params.id);
@@ -108,8 +109,8 @@ export default (async function workloadRoutes(app) {
       tags: ['Workloads'],
       summary: 'Lifecycle events after the given sequence id, ascending, at most 100',
       params: WorkloadParams,
-      querystring: z.object({ after: z.coerce.number().int().min(0).optional() }),
-      response: { 200: z.object({ events: z.array(WorkloadEvent) }) },
+      querystring: lazy(() => z.object({ after: z.coerce.number().int().min(0).optional() })),
+      response: { 200: lazy(() => z.object({ events: z.array(built(WorkloadEvent)) })) },
     },
   }, async (request) => ({
     events: workloads.events(request.tenant.id, request.params.id, request.query.after ?? 0).map((e) => ({

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
 import type { IdempotentAnswer } from '../domain/keyed-admission.js';
 import { IdempotencyKey } from '../../openapi/headers.js';
+import { built } from '../../openapi/lazy.js';
 import { objectJson, sendEncodedJson } from './encoded.js';
 import { SubmitResult } from '../../openapi/workloads.js';
 import { syncHook } from './sync-hook.js';
@@ -14,6 +15,9 @@ export function markReplayed(reply: FastifyReply): void {
   reply.header(REPLAY_HEADER, 'true');
 }
 
+/** The schema itself, taken once: its stand-in (openapi/lazy.ts) would be asked on every launch. */
+let keySchema: typeof IdempotencyKey | undefined;
+
 /**
  * The key of a keyed creation, checked with the schema the route's `headers` declares, but before
  * the body: a missing or malformed key is reported as such, whatever the body holds.
@@ -23,7 +27,7 @@ export function requireIdempotencyKey(request: FastifyRequest): string {
   if (key === undefined || key === '') {
     throw new ApiError(400, 'idempotency_key_required', 'this request needs an Idempotency-Key header: one stable key per intended run, reused on every retry of it');
   }
-  if (!IdempotencyKey.safeParse(key).success) {
+  if (!(keySchema ??= built(IdempotencyKey)).safeParse(key).success) {
     throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1–256 printable ASCII characters without spaces');
   }
   return key as string;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { ERROR_DESCRIPTIONS } from '../../openapi/common.js';
+import { buildEverySchema, built } from '../../openapi/lazy.js';
 import { HEADER_NAMES } from '../../openapi/headers.js';
 import { SANDBOX_ERROR_DESCRIPTIONS } from '../../openapi/secrets.js';
 import { packageLicense, packageRoot, packageVersion } from '../boot/package-info.js';
@@ -155,12 +156,42 @@ function responseHeaders(document: RouteDocument): Record<string, unknown> | und
   return jsonSchemaTransform({ ...document, schema: { response: declared } }).schema.response as Record<string, unknown>;
 }
 
+type RouteSchemas = Record<string, unknown> & {
+  body?: unknown;
+  response?: Record<string, unknown>;
+  [RESPONSE_HEADERS]?: Record<string, unknown>;
+};
+
+type PerMediaType = { content: Record<string, { schema: unknown }> };
+
+/** A schema built, or each schema of one given per media type (`{ content: { type: { schema } } }`). */
+function own(schema: unknown): unknown {
+  const content = (built(schema) as Partial<PerMediaType> | undefined)?.content;
+  if (!content) return built(schema);
+  return { ...(schema as PerMediaType), content: Object.fromEntries(Object.entries(content).map(([type, media]) => [type, { ...media, schema: built(media.schema) }])) };
+}
+
+const eachOwn = (schemas: Record<string, unknown>) => Object.fromEntries(Object.entries(schemas).map(([key, schema]) => [key, own(schema)]));
+
+/**
+ * A route's schemas themselves, not their stand-ins (openapi/lazy.ts): the generator knows a
+ * component by the schema object the registry holds.
+ */
+function ownSchemas(schema: RouteSchemas): RouteSchemas {
+  const route: RouteSchemas = { ...schema };
+  for (const part of ['body', 'querystring', 'params', 'headers']) if (part in route) route[part] = own(route[part]);
+  if (route.response) route.response = eachOwn(route.response);
+  if (route[RESPONSE_HEADERS]) route[RESPONSE_HEADERS] = eachOwn(route[RESPONSE_HEADERS]);
+  return route;
+}
+
 /**
  * jsonSchemaTransform converts a `body` that is one zod schema. Fastify also takes one schema per
  * media type (`body: { content: { type: { schema } } }`); those are converted type by type. The
  * response headers (RESPONSE_HEADERS) are converted here too, which jsonSchemaTransform leaves.
  */
-const transform: typeof jsonSchemaTransform = (document) => {
+const transform: typeof jsonSchemaTransform = (route) => {
+  const document = { ...route, schema: route.schema && ownSchemas(route.schema as RouteSchemas) };
   const content = (document.schema?.body as { content?: Record<string, { schema: unknown }> } | undefined)?.content;
   const converted = jsonSchemaTransform(content ? { ...document, schema: { ...document.schema, body: undefined } } : document);
   const body = content && {
@@ -176,9 +207,11 @@ const transform: typeof jsonSchemaTransform = (document) => {
 
 /**
  * Registers @fastify/swagger, after which `app.swagger()` generates the document from the schemas
- * of the routes registered next.
+ * of the routes registered next. Every wire schema is built first, in the order the document
+ * lists them.
  */
 export async function describeRoutes(app: FastifyInstance): Promise<void> {
+  buildEverySchema();
   const { default: swagger } = await import('@fastify/swagger');
   await app.register(swagger, {
     openapi: {

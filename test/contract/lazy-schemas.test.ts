@@ -1,0 +1,44 @@
+import t from 'tap';
+import { z } from 'zod';
+import { ComputeGroupPage, ComputeQuery } from '../../openapi/compute.js';
+import { buildEverySchema, built, isPending, lazy } from '../../openapi/lazy.js';
+import { startServer } from '../helpers/server.js';
+
+// One process per test file: nothing else here has built these schemas.
+
+t.test('a started server has not built the schemas of routes no request has reached; a request builds its own', async (t) => {
+  const s = await startServer(t);
+  t.ok(isPending(ComputeQuery), 'GET /v1/compute\'s query schema is not built by the start');
+  t.ok(isPending(ComputeGroupPage), 'nor a response schema');
+  const refused = await s.call('GET', '/v1/compute?limit=0');
+  t.equal(refused.status, 400, 'the query is validated by its schema');
+  t.equal(refused.body.error, 'invalid_limit', 'the refusal the route test of GET /v1/compute expects');
+  t.notOk(isPending(ComputeQuery), 'the first request of the route built its query schema');
+});
+
+t.test('a stand-in is the schema it builds, and is built once', async (t) => {
+  let builds = 0;
+  const Pair = lazy(() => {
+    builds++;
+    return z.object({ a: z.string(), b: z.int().optional() });
+  });
+  t.equal(builds, 0, 'declaring builds nothing');
+  t.equal(Object.getPrototypeOf(Pair) === Object.prototype, false, 'not a plain object to Fastify before the build');
+  t.same(Pair.parse({ a: 'x' }), { a: 'x' });
+  t.ok(Pair instanceof z.ZodObject);
+  t.equal(built(Pair), built(Pair), 'one schema');
+  t.equal(builds, 1);
+  t.equal(z.prettifyError(Pair.safeParse({ a: 1 }).error!), z.prettifyError(built(Pair).safeParse({ a: 1 }).error!), 'the same refusal');
+});
+
+t.test('the registry lists ids in declaration order, whichever stand-in was built first', async (t) => {
+  const First = lazy(() => z.object({ n: z.int() }).meta({ id: 'LazyOrderFirst' }));
+  const Second = lazy(() => z.object({ first: built(First) }).meta({ id: 'LazyOrderSecond' }));
+  const Third = lazy(() => z.string().meta({ id: 'LazyOrderThird' }));
+  built(Third);
+  built(Second);
+  const ours = () => [...z.globalRegistry._idmap.keys()].filter((id) => id.startsWith('LazyOrder'));
+  t.same(ours(), ['LazyOrderThird', 'LazyOrderFirst', 'LazyOrderSecond'], 'as built');
+  buildEverySchema();
+  t.same(ours(), ['LazyOrderFirst', 'LazyOrderSecond', 'LazyOrderThird'], 'as declared');
+});
