@@ -33,7 +33,7 @@ export function checkWorkloadConnection(deps: DomainContext, tenantId: string, p
  */
 export function bindWorkloadConnection(deps: DomainContext, tenantId: string, workloadId: string, payload: WorkloadPayload): void {
   const row = checkWorkloadConnection(deps, tenantId, payload);
-  if (row) deps.store.connections.hold(workloadId, row.id);
+  if (row) deps.tables.connections.hold(workloadId, row.id);
 }
 
 /** A connection_query import's connection: current, a database, allowed to read, on the branch it verified. */

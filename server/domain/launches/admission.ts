@@ -22,7 +22,7 @@ function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefi
 }
 
 export function recipeAvailability(deps: DomainContext, tenantId: string, recipe: CatalogRecipe): Availability {
-  return availabilityOf(recipe, deps.store.admission.overrides(tenantId)[recipe.id]);
+  return availabilityOf(recipe, deps.tables.admission.overrides(tenantId)[recipe.id]);
 }
 
 /**
@@ -30,18 +30,18 @@ export function recipeAvailability(deps: DomainContext, tenantId: string, recipe
  * set them; the caller's transaction holds them.
  */
 export function setRecipeOverride(deps: DomainContext, tenantId: string, recipeId: string, update: z.output<typeof RecipeOverrideUpdate>): void {
-  deps.store.admission.setOverride(tenantId, recipeId, { available: update.available, unavailableReason: update.unavailable_reason ?? null });
+  deps.tables.admission.setOverride(tenantId, recipeId, { available: update.available, unavailableReason: update.unavailable_reason ?? null });
 }
 
 export function setBudget(deps: DomainContext, tenantId: string, update: z.output<typeof BudgetUpdate>): Budget {
   const budget = { monthlySpendCapUsd: update.monthly_spend_cap_usd, monthToDateUsd: update.month_to_date_usd ?? 0 };
-  deps.store.admission.setBudget(tenantId, budget);
+  deps.tables.admission.setBudget(tenantId, budget);
   return budget;
 }
 
 /** Every catalog recipe's availability for the tenant, in catalog order, from one read. */
 export function catalogAvailability(deps: DomainContext, tenantId: string): Availability[] {
-  const overrides = deps.store.admission.overrides(tenantId);
+  const overrides = deps.tables.admission.overrides(tenantId);
   return deps.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides[recipe.id]));
 }
 
@@ -53,7 +53,7 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * between them, so that unit (one transaction) has only what fell due since to write.
  */
 export async function budgetReady(deps: DomainContext, tenantId: string): Promise<void> {
-  if (deps.store.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
+  if (deps.tables.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
 }
 
 /**
@@ -63,11 +63,11 @@ export async function budgetReady(deps: DomainContext, tenantId: string): Promis
  * expected to spend.
  */
 export function budgetRefusal(deps: DomainContext, unit: TenantUnit, estimatedCostUsd: number): DomainError | undefined {
-  const budget = deps.store.admission.budget(unit.tenantId);
+  const budget = deps.tables.admission.budget(unit.tenantId);
   if (!budget) return undefined;
   // The headroom counts what running workloads have spent by now.
   unit.materialiseEveryWorkload();
-  const use = deps.store.admission.usage(unit.tenantId);
+  const use = deps.tables.admission.usage(unit.tenantId);
   const monthToDate = budget.monthToDateUsd + use.settledUsd;
   const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;
   if (estimatedCostUsd <= headroom) return undefined;

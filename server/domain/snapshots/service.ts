@@ -150,7 +150,7 @@ function restoreChecks(settings: CheckSettings) {
  * tenant's state or changes nothing.
  */
 export function createSnapshotService(deps: DomainContext) {
-  const { store, units, clock } = deps;
+  const { units, clock } = deps;
   /**
    * The last document read whose checks passed, while it is small enough to hold (HELD_CHARS): a
    * baseline forked into tenant after tenant sends the same bytes each time, which then skip the
@@ -196,11 +196,11 @@ export function createSnapshotService(deps: DomainContext) {
           version: SNAPSHOT_VERSION,
           created_at: isoTime(clock.wallNow()),
           mock_version: packageVersion(),
-          tenant: { clock: { mode, scale, now_ms: unit.nowMs }, id: tenantId, cursor_key: store.tenants.cursorKey(tenantId) },
+          tenant: { clock: { mode, scale, now_ms: unit.nowMs }, id: tenantId, cursor_key: unit.tables.tenants.cursorKey(tenantId) },
         };
       });
       // In the same turn as the unit above, so nothing commits in between: the rows are the state it read.
-      const reader = store.snapshot.openReader(tenantId);
+      const reader = deps.snapshots.openReader(tenantId);
       return { head, tables: () => reader.tables(), close: () => reader.close() };
     },
 
@@ -234,12 +234,12 @@ export function createSnapshotService(deps: DomainContext) {
         };
         const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
         const restored = units.atNow(tenantId, (unit) => {
-          store.reset.deleteTenantData(tenantId);
+          unit.deleteTenantData();
           const { clock: saved } = current.tenant;
           unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
-          store.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
+          unit.tables.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
           try {
-            return store.snapshot.insert(tenantId, SNAPSHOT_COLUMNS, tables);
+            return unit.insertSnapshot(SNAPSHOT_COLUMNS, tables);
           } catch (err) {
             if (!(err instanceof SnapshotRowError)) throw err;
             const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');
@@ -248,7 +248,7 @@ export function createSnapshotService(deps: DomainContext) {
           }
         });
         // Megabytes of WAL: copied by the checkpointer's thread now, not inside some later commit.
-        store.checkpointSoon();
+        deps.snapshots.checkpointSoon();
         return restored;
       } finally {
         if (!kept) spooled.remove();

@@ -15,7 +15,7 @@ export interface NewWorkload {
 
 /** Stores an admitted workload in `accepted`; call inside the admitting transaction. */
 export function insertWorkload(deps: DomainContext, tenantId: string, w: NewWorkload): void {
-  deps.store.workloads.insert({
+  deps.tables.workloads.insert({
     id: w.id,
     tenantId,
     kind: w.kind,
