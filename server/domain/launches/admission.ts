@@ -51,6 +51,15 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * A budgeted tenant's headroom counts what every running workload has spent by now: they are
  * brought up to now in slices before the admission's unit, the other tenants' requests running
  * between them, so that unit (one transaction) has only what fell due since to write.
+ *
+ * Materialising every workload is the price, and it stays: spend by now is each run's timeline
+ * read at now, with the workload rules due by then applied (a recovery or a failure changes the
+ * timeline, and applies only by writing its intervention), so a read-only sum would need every
+ * row and its run anyway, and the rules a second time, read-only. Measured over `:memory:` (a
+ * script of domain calls, 20 launches after one warm-up, medians): a budgeted tenant's launch took
+ * 3.4 ms with 221 unsettled workloads and 15.0 ms with 1,021, against 0.2 ms without a budget,
+ * the same whether the clock moved 5 s between launches or not at all, so the cost is reading
+ * the rows (about 15 µs each over the two passes), not simulating.
  */
 export async function budgetReady(deps: DomainContext, tenantId: string): Promise<void> {
   if (deps.tables.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
