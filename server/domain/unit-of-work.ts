@@ -34,6 +34,15 @@ export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'onGroupComm
   tenants: Omit<Store['tenants'], 'register'>;
 };
 
+/**
+ * Reads of committed rows outside any unit, for what needs no materialising (a list of a tenant's
+ * secrets), named method by method: a module given these and the units, not the tables, writes
+ * tenant state only inside a unit. Modules move onto it from `tables` one at a time.
+ */
+export interface CommittedReads {
+  secrets: Pick<Tables['secrets'], 'list'>;
+}
+
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
 export type RegisterKey = (keyHash: string, keyId: string, tenantId: string, wallMs: number) => { tenantId: string; keyId: string };
 
@@ -51,11 +60,12 @@ export interface SnapshotPort {
 }
 
 /** The domain's part of a store, split into what DomainContext carries (services.ts builds it). */
-export function domainPorts(store: Store): { tables: Tables; registerKey: RegisterKey; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
+export function domainPorts(store: Store): { tables: Tables; committed: CommittedReads; registerKey: RegisterKey; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
   const { db: _db, write: _w, writeTogether: _wt, onGroupCommit, checkpointSoon, close: _c, ping, journal, snapshot, reset: _r, tenants, ...rest } = store;
   const { register, ...tenantRows } = tenants;
   return {
     tables: { ...rest, tenants: tenantRows },
+    committed: { secrets: { list: rest.secrets.list } },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },
     // Looked up per export, as the store's own method: a test replaces it to make a read fail.

@@ -23,8 +23,8 @@ const secretNotFound = (name: string) =>
  * Secrets: write-only, versioned per name, each operation one transaction. The value is checked
  * and then dropped: it is stored nowhere (migration 010), so nothing can ever show it.
  */
-export function createSecretService(deps: DomainContext) {
-  const { tables, units } = deps;
+export function createSecretService(deps: Pick<DomainContext, 'units' | 'committed'>) {
+  const { committed, units } = deps;
   return {
     /** POST /v1/secrets: a new secret at version 1, or the next version of the name's. */
     put(tenantId: string, body: SecretWrite): SecretRow {
@@ -35,7 +35,7 @@ export function createSecretService(deps: DomainContext) {
       if (body.value.includes('\0')) {
         throw new DomainError('invalid', 'invalid_secret_value', `the value of ${body.name} contains a NUL character`, { fix: 'remove NUL characters from the value' });
       }
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         const existing = tables.secrets.byName(tenantId, body.name);
         if (existing) {
           tables.secrets.bump(existing.id, nowMs);
@@ -51,13 +51,13 @@ export function createSecretService(deps: DomainContext) {
     },
 
     list(tenantId: string): SecretRow[] {
-      return tables.secrets.list(tenantId);
+      return committed.secrets.list(tenantId);
     },
 
     /** DELETE /v1/secrets/{name}: connections that pin it can no longer be used. */
     delete(tenantId: string, name: string): void {
       if (name.startsWith(RESERVED_PREFIX)) throw reservedName(name);
-      units.atNow(tenantId, () => {
+      units.atNow(tenantId, ({ tables }) => {
         const row = tables.secrets.byName(tenantId, name);
         if (!row) throw secretNotFound(name);
         tables.secrets.remove(row.id);
