@@ -53,11 +53,11 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   if (early) return early;
   await budgetReady(deps, tenantId);
   const answer = await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
-    const replay = replayOf(tables.idempotency.find(tenantId, req.operation, key), unit.nowMs);
+    const replay = replayOf(unit.tables.idempotency.find(tenantId, req.operation, key), unit.nowMs);
     if (replay) return replay;
     const workloadId = req.admit(unit);
     // INSERT OR REPLACE: an expired record under the key is replaced.
-    tables.idempotency.save(tenantId, req.operation, key, {
+    unit.tables.idempotency.save(tenantId, req.operation, key, {
       fingerprint: req.fingerprint,
       workloadId,
       createdAtMs: unit.nowMs,

@@ -112,7 +112,7 @@ export function createAssetService(deps: DomainContext) {
       const files: ArchiveEntry[] | null = archive
         ? await listArchive(archive, upload.data, name, MAX_EXPANSION * config.maxImportBytes)
         : null;
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         // A duplicate that committed while this one was being read.
         const raced = key === undefined ? undefined : tables.assets.byKey(tenantId, key);
         if (raced) return { replayed: true, asset: assetAt(replay(raced, upload, name), nowMs) };
@@ -141,7 +141,7 @@ export function createAssetService(deps: DomainContext) {
      */
     import(tenantId: string, body: AssetImportRequest): { outcome: ImportOutcome; asset: AssetAt } {
       const plan = planImport(body);
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         if (plan.query) checkQueryConnection(deps, tenantId, plan.query.connectionId, plan.query.branch);
         if (plan.query?.reuse) {
           const earlier = tables.assets.reusable(tenantId, plan.query.hash, nowMs);
@@ -162,15 +162,15 @@ export function createAssetService(deps: DomainContext) {
         const asset = assetAt(find(tenantId, id), nowMs);
         if (asset.state === 'deleted') return;
         if (asset.state === 'importing') throw conflict('asset_in_use', `asset ${id} is still importing; delete it once it is ready or failed`);
-        for (const holder of tables.assets.holders(id)) {
+        for (const holder of unit.tables.assets.holders(id)) {
           if (isTerminal(holder.status)) continue;
-          const row = tables.workloads.get(tenantId, holder.id);
+          const row = unit.tables.workloads.get(tenantId, holder.id);
           // Materialised first: a workload that ended in virtual time no longer holds it.
           if (row && !isTerminal(unit.materialise(row).status)) {
             throw conflict('asset_in_use', `asset ${id} is used by workload ${holder.id}, which has not ended; delete the asset after it completes, fails or is cancelled`);
           }
         }
-        tables.assets.markDeleted(id, nowMs);
+        unit.tables.assets.markDeleted(id, nowMs);
       });
     },
 
@@ -188,7 +188,7 @@ export function createAssetService(deps: DomainContext) {
 
     /** For the control API: an import in progress ends as failed, with a value-free error text. */
     fail(tenantId: string, id: string, error: string | undefined): AssetAt {
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         const asset = assetAt(find(tenantId, id), nowMs);
         if (asset.state !== 'importing') {
           throw conflict('invalid_asset_state', `asset ${id} is ${asset.state}; only an import in progress can be failed`);

@@ -134,7 +134,7 @@ export function createComputeService(deps: DomainContext) {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\n${state}\n${query.type ?? ''}\n${query.include ?? ''}\n${query.launched_by ?? ''}`;
       const after = computeAfter(secret(), scope, query.cursor);
-      return units.atNowUpToDate(tenantId, () => {
+      return units.atNowUpToDate(tenantId, ({ tables }) => {
         const runningTraining = tables.compute.runningRuns(tenantId);
         // No instances or workspaces here; and no launch is attributed to an agent (client api).
         const training = (query.type === undefined || query.type === 'training') && query.launched_by !== 'agents';
@@ -153,7 +153,7 @@ export function createComputeService(deps: DomainContext) {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\nsweep\n${sweepId}`;
       const after = computeAfter(secret(), scope, query.cursor);
-      return units.atNowUpToDate(tenantId, () => {
+      return units.atNowUpToDate(tenantId, ({ tables }) => {
         const row = sweepId === '' ? undefined : tables.compute.sweep(tenantId, sweepId);
         if (!row) throw notFound(`compute group ${id} (a sweep with training in this account)`);
         const group = groupOf(row);

@@ -61,7 +61,7 @@ export function createConnectionService(deps: DomainContext) {
      */
     create(tenantId: string, createdBy: string, body: ConnectionCreate): ConnectionRow {
       const plan = planConnection(body);
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         const secret = secretOf(deps, tenantId, plan.secret);
         if (tables.connections.find(tenantId, plan.name)) {
           throw badRequest('connection_exists', `body.name: this tenant already has a connection ${plan.name}; delete it first or choose another name`);
@@ -102,7 +102,7 @@ export function createConnectionService(deps: DomainContext) {
 
     /** POST /v1/connections/{id}/verify: verified_at moves to now while the pinned secret is current. */
     verify(tenantId: string, ref: string): ConnectionRow {
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         const row = find(tenantId, ref);
         refuseStale(deps, row, 'verify');
         tables.connections.verified(row.id, nowMs);
@@ -115,17 +115,17 @@ export function createConnectionService(deps: DomainContext) {
       units.atNow(tenantId, (unit) => {
         const { nowMs } = unit;
         const row = find(tenantId, ref);
-        for (const holder of tables.connections.holders(row.id)) {
+        for (const holder of unit.tables.connections.holders(row.id)) {
           if (isTerminal(holder.status)) continue;
-          const workload = tables.workloads.get(tenantId, holder.id);
+          const workload = unit.tables.workloads.get(tenantId, holder.id);
           // Materialised first: a workload that ended in virtual time no longer holds it.
           if (workload && !isTerminal(unit.materialise(workload).status)) {
             throw conflict('connection_in_use', `connection ${row.name} is used by workload ${holder.id}, which has not ended; delete it after the workload completes, fails or is cancelled`);
           }
         }
-        const asset = tables.connections.exportInProgress(tenantId, row, nowMs);
+        const asset = unit.tables.connections.exportInProgress(tenantId, row, nowMs);
         if (asset) throw conflict('connection_in_use', `connection ${row.name} is exporting a query into asset ${asset}; delete it once the import is ready or failed`);
-        tables.connections.remove(row.id);
+        unit.tables.connections.remove(row.id);
       });
     },
   };

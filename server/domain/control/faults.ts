@@ -69,11 +69,11 @@ export function takeFault(deps: DomainContext, tenantId: string, method: string,
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
   if (!live.some((rule) => ruleMatches(rule, method, path))) return undefined;
-  return deps.units.atNow(tenantId, () => {
-    const matching = deps.tables.faults.live(tenantId).filter((rule) => ruleMatches(rule, method, path));
+  return deps.units.atNow(tenantId, ({ tables }) => {
+    const matching = tables.faults.live(tenantId).filter((rule) => ruleMatches(rule, method, path));
     if (matching.length === 0) return undefined;
     const chosen = matching.find((rule) => rule.seen >= rule.after);
-    deps.tables.faults.count(tenantId, matching.map((rule) => rule.seq), chosen?.seq);
+    tables.faults.count(tenantId, matching.map((rule) => rule.seq), chosen?.seq);
     return chosen;
   });
 }

@@ -71,9 +71,9 @@ export function loadScenario(path: string, catalog: Catalog): Scenario {
 function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry): void {
   const { tenantId } = unit;
   // A changed entry replaces the faults and rules an earlier version of it made; API-made ones stay.
-  deps.tables.faults.clear(tenantId, 'scenario');
+  unit.tables.faults.clear(tenantId, 'scenario');
   for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
-  deps.tables.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
+  unit.tables.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
   for (const rule of entry.workload_rules ?? []) addWorkloadRule(deps, tenantId, rule, 'scenario');
   for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(deps, tenantId, recipeId, update);
   if (entry.budget) setBudget(deps, tenantId, entry.budget);

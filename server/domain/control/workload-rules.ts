@@ -46,7 +46,7 @@ export function createWorkloadRuleService(deps: DomainContext) {
     async list(tenantId: string): Promise<WorkloadRuleState[]> {
       if (tables.workloadRules.list(tenantId).length) await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
-        const rules = tables.workloadRules.list(tenantId);
+        const rules = unit.tables.workloadRules.list(tenantId);
         if (rules.length) unit.materialiseEveryWorkload();
         return rules.map(stateOf);
       });
@@ -55,12 +55,12 @@ export function createWorkloadRuleService(deps: DomainContext) {
     /** Stops the rule: what it applied stays; its bindings still pending end as skipped. */
     remove(tenantId: string, id: string): void {
       units.atNow(tenantId, (unit) => {
-        if (!tables.workloadRules.delete(tenantId, id, unit.nowMs)) throw notFound(`workload rule ${id}`);
+        if (!unit.tables.workloadRules.delete(tenantId, id, unit.nowMs)) throw notFound(`workload rule ${id}`);
       });
     },
 
     clear(tenantId: string): void {
-      units.atNow(tenantId, (unit) => tables.workloadRules.clear(tenantId, unit.nowMs));
+      units.atNow(tenantId, (unit) => unit.tables.workloadRules.clear(tenantId, unit.nowMs));
     },
   };
 }

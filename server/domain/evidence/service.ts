@@ -50,8 +50,8 @@ export function createEvidenceService(deps: DomainContext) {
         const secret = cursorSecret(tables, tenantId, CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload');
         // One consistent snapshot: rows and counters read in the same transaction.
-        const rows = tables.rlEvents.page(row.id, afterSeq, limit + 1);
-        const counters = tables.rlEvents.counters(row.id);
+        const rows = unit.tables.rlEvents.page(row.id, afterSeq, limit + 1);
+        const counters = unit.tables.rlEvents.counters(row.id);
         const events = rows.slice(0, limit);
         const nextCursor = mintCursor(secret, row.id, events.length ? events[events.length - 1].seq : afterSeq);
         // After the page is read: a rule waiting for this read changes what the next one sees.

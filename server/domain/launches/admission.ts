@@ -71,12 +71,12 @@ export async function budgetReady(deps: DomainContext, tenantId: string): Promis
  * figure plus what ended workloads spent) − what running workloads spent − what they are still
  * expected to spend.
  */
-export function budgetRefusal(deps: DomainContext, unit: TenantUnit, estimatedCostUsd: number): DomainError | undefined {
-  const budget = deps.tables.admission.budget(unit.tenantId);
+export function budgetRefusal(unit: TenantUnit, estimatedCostUsd: number): DomainError | undefined {
+  const budget = unit.tables.admission.budget(unit.tenantId);
   if (!budget) return undefined;
   // The headroom counts what running workloads have spent by now.
   unit.materialiseEveryWorkload();
-  const use = deps.tables.admission.usage(unit.tenantId);
+  const use = unit.tables.admission.usage(unit.tenantId);
   const monthToDate = budget.monthToDateUsd + use.settledUsd;
   const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;
   if (estimatedCostUsd <= headroom) return undefined;

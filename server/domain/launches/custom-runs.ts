@@ -137,7 +137,7 @@ export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, paylo
   const id = newWorkloadId();
   const spec = customSpec(payload, id, nowMs, Math.min(options.runSeconds ?? runSeconds(payload), MAX_CUSTOM_RUN_SECONDS));
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
-  const refusal = budgetRefusal(deps, unit, estimatedCostUsd);
+  const refusal = budgetRefusal(unit, estimatedCostUsd);
   if (refusal) throw refusal;
   insertWorkload(deps, tenantId, { id, kind: 'custom', origin: options.example ? 'example' : 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   holdAssets(deps, id, assetIds);

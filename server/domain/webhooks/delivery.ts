@@ -189,7 +189,7 @@ export function createDeliveryWorker(deps: DomainContext) {
     const hook = tables.webhooks.get(d.tenantId);
     const refused = !hook?.enabled ? 'no webhook is configured any more' : refusedWebhookUrl(hook.url, config);
     if (refused !== undefined || !hook) {
-      units.atNow(d.tenantId, () => tables.webhooks.fail(seq, refused ?? 'no webhook is configured any more'));
+      units.atNow(d.tenantId, ({ tables }) => tables.webhooks.fail(seq, refused ?? 'no webhook is configured any more'));
       return;
     }
     const wallMs = clock.wallNow();
@@ -198,7 +198,7 @@ export function createDeliveryWorker(deps: DomainContext) {
     // Shutting down: not recorded, so the next start sends it again.
     if (!outcome) return;
     const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
-    const settled = units.atNow(d.tenantId, ({ nowMs: atMs }) => {
+    const settled = units.atNow(d.tenantId, ({ nowMs: atMs, tables }) => {
       const current = tables.webhooks.delivery(seq);
       if (current?.state !== 'pending') return undefined;
       const retryAfter = delivered(outcome) ? undefined : RETRY_AFTER_MS[current.tries];

@@ -33,7 +33,7 @@ export function createWebhookService(deps: DomainContext) {
     put(tenantId: string, input: WebhookInput): { url: string; secret: string; enabled: boolean } {
       const refused = refusedWebhookUrl(input.url, config);
       if (refused !== undefined) throw badRequest('webhook_url_not_allowed', refused);
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         const current = tables.webhooks.get(tenantId);
         if (current?.enabled && current.url === input.url && (input.secret === undefined || input.secret === current.secret)) {
           return { url: current.url, secret: current.secret, enabled: true };
@@ -53,7 +53,7 @@ export function createWebhookService(deps: DomainContext) {
 
     /** Harmless when none is set (the SDK retries it too); what was still pending will not be sent. */
     delete(tenantId: string): void {
-      units.atNow(tenantId, () => {
+      units.atNow(tenantId, ({ tables }) => {
         tables.webhooks.delete(tenantId);
         tables.webhooks.failPending(tenantId, 'the webhook was deleted before this was delivered');
       });
@@ -65,7 +65,7 @@ export function createWebhookService(deps: DomainContext) {
 
     /** Pending again, due now, with a fresh backoff schedule and the same webhook-id. */
     redeliver(tenantId: string, id: string): DeliveryRecord {
-      const delivery = units.atNow(tenantId, ({ nowMs }) => {
+      const delivery = units.atNow(tenantId, ({ nowMs, tables }) => {
         const found = tables.webhooks.byId(tenantId, id);
         if (!found) throw notFound(`webhook delivery ${id}`);
         if (!tables.webhooks.get(tenantId)?.enabled) throw conflict('webhook_not_configured', 'no webhook is configured to redeliver to: PUT /v1/webhooks sets one');

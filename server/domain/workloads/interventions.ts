@@ -37,8 +37,8 @@ export function intervene(deps: Pick<DomainContext, 'tables' | 'materialiser'>, 
       });
     case 'drop_events':
       // The run goes on unchanged: only the evidence counters move.
-      deps.tables.runtime.addIntervention(row.id, origin.afterMs, 'drop_events', { count: action.count, ...marked });
-      deps.tables.rlEvents.drop(row.id, action.count);
+      unit.tables.runtime.addIntervention(row.id, origin.afterMs, 'drop_events', { count: action.count, ...marked });
+      unit.tables.rlEvents.drop(row.id, action.count);
       return row;
     case 'grading_plan': {
       const { type: _type, ...update } = action;

@@ -123,7 +123,7 @@ export function dueRule(deps: Deps, row: WorkloadRow, nowMs: number): DueRule | 
 export function applyRule(deps: Deps, unit: TenantUnit, row: WorkloadRow, { binding, atMs, never }: DueRule): WorkloadRow {
   const { ruleId } = binding;
   if (never) {
-    deps.tables.workloadRules.settle(row.id, ruleId, 'skipped', atMs, never);
+    unit.tables.workloadRules.settle(row.id, ruleId, 'skipped', atMs, never);
     return row;
   }
   const actions = [JSON.parse(binding.action) as RuleAction | RuleAction[]].flat();
@@ -137,18 +137,18 @@ export function applyRule(deps: Deps, unit: TenantUnit, row: WorkloadRow, { bind
       refused.push(`${action.type}: ${err.message}`);
     }
   }
-  deps.tables.workloadRules.settle(row.id, ruleId, refused.length === actions.length ? 'skipped' : 'applied', atMs, refused.join('; ') || null);
+  unit.tables.workloadRules.settle(row.id, ruleId, refused.length === actions.length ? 'skipped' : 'applied', atMs, refused.join('; ') || null);
   return current;
 }
 
 /** Counts a read of the workload's task events; a binding waiting for this read applies now. */
 export function countEventRead(deps: Deps, unit: TenantUnit, row: WorkloadRow): WorkloadRow {
-  if (deps.tables.workloadRules.list(row.tenantId).length === 0) return row;
+  if (unit.tables.workloadRules.list(row.tenantId).length === 0) return row;
   let current = row;
-  for (const binding of deps.tables.workloadRules.pending(row.id)) {
+  for (const binding of unit.tables.workloadRules.pending(row.id)) {
     const { reads } = JSON.parse(binding.at) as RuleTrigger;
     if (reads === undefined) continue;
-    deps.tables.workloadRules.countRead(row.id, binding.ruleId);
+    unit.tables.workloadRules.countRead(row.id, binding.ruleId);
     if (binding.reads + 1 >= reads) current = applyRule(deps, unit, current, { binding, atMs: Math.max(unit.nowMs, current.materialisedToMs) });
   }
   return current;

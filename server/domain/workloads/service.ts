@@ -87,7 +87,7 @@ export function createWorkloadService(deps: DomainContext) {
   function interveneNow(tenantId: string, id: string, action: RuleAction): Intervened {
     return units.atNow(tenantId, (unit) => {
       const row = intervene(deps, unit, unit.workload(id), action, { afterMs: unit.nowMs });
-      return { row, counters: tables.rlEvents.counters(row.id) };
+      return { row, counters: unit.tables.rlEvents.counters(row.id) };
     });
   }
 
@@ -124,7 +124,7 @@ export function createWorkloadService(deps: DomainContext) {
       }
       const limit = rawLimit === undefined || rawLimit <= 0 || rawLimit > 100 ? 50 : rawLimit;
       return units.atNowUpToDate(tenantId, (unit) => {
-        const rows = tables.workloads.list(tenantId, statusFilter(status), limit + 1, offset);
+        const rows = unit.tables.workloads.list(tenantId, statusFilter(status), limit + 1, offset);
         const workloads = rows.slice(0, limit).map((row) => {
           const run = unit.run(row);
           const state = stateAt(run.spec, run.interventions, row.materialisedToMs, run.timeline);
