@@ -1,5 +1,6 @@
 import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { badRequest } from '../errors.js';
 import { assetAt } from './state.js';
 
@@ -40,6 +41,6 @@ export function checkWorkloadAssets(deps: DomainContext, tenantId: string, paylo
 }
 
 /** The admitted workload holds its assets until it ends; call inside the admitting transaction. */
-export function holdAssets(deps: DomainContext, workloadId: string, assetIds: Set<string>): void {
-  if (assetIds.size > 0) deps.tables.assets.hold(workloadId, assetIds);
+export function holdAssets(unit: TenantUnit, workloadId: string, assetIds: Set<string>): void {
+  if (assetIds.size > 0) unit.tables.assets.hold(workloadId, assetIds);
 }

@@ -255,7 +255,7 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
   const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs, levers.unrecoverableErrorRate);
   const refusal = budgetRefusal(unit, workload.estimatedCostUsd);
   if (refusal) throw refusal;
-  insertWorkload(deps, tenantId, workload);
+  insertWorkload(unit, workload);
   // Recipes with private grading admit a plan for revision 1; the materialiser fills its receipts.
   if (run.recipe.private_grading) {
     unit.tables.grading.addPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });

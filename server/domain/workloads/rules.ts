@@ -35,17 +35,18 @@ function factsOf(w: NewWorkload): Record<string, string | undefined> {
  * matching, when the rule names one), in the admitting transaction: later rules leave it as it
  * was admitted (deleting this one ends it, if it has not applied yet).
  */
-export function bindRules(deps: Deps, tenantId: string, w: NewWorkload): void {
-  const rules = deps.tables.workloadRules.list(tenantId);
+export function bindRules(unit: TenantUnit, w: NewWorkload): void {
+  const { tables, tenantId } = unit;
+  const rules = tables.workloadRules.list(tenantId);
   if (rules.length === 0) return;
   const facts = factsOf(w);
   let position = 0;
   for (const rule of rules) {
     const { nth, ...match } = JSON.parse(rule.match) as Record<string, string> & { nth?: number };
     if (!Object.entries(match).every(([field, wanted]) => facts[field] === wanted)) continue;
-    const matched = deps.tables.workloadRules.countMatch(tenantId, rule.seq);
+    const matched = tables.workloadRules.countMatch(tenantId, rule.seq);
     if (nth !== undefined && matched !== nth) continue;
-    deps.tables.workloadRules.bind({ tenantId, workloadId: w.id, ruleId: rule.id, position: position++, at: rule.at, action: rule.action });
+    tables.workloadRules.bind({ tenantId, workloadId: w.id, ruleId: rule.id, position: position++, at: rule.at, action: rule.action });
   }
 }
 
