@@ -115,10 +115,10 @@ export async function traceLaunch(): Promise<string[]> {
     await app.services.webhooks.stop();
     // The journal commits a request's row after its answer: the launch's own row belongs to its
     // trace, the rows before it do not. Counted in the journal itself, waited for a turn at a time.
-    const { store } = app.services.context;
+    const { journal } = app.services.context;
     const tenantId = registerKey(app.services.context, KEY).id;
     const journaled = async (rows: number) => {
-      while (store.journal.list(tenantId, { limit: rows }).length < rows) await setImmediate();
+      while (journal.list(tenantId, { limit: rows }).length < rows) await setImmediate();
     };
     await journaled(sent);
     await session.post('Profiler.enable');

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { clockMode } from '../../openapi/primitives.js';
 import type { Config } from '../config.js';
-import type { Store } from '../../store/index.js';
+import type { Tables } from './unit-of-work.js';
 import type { ClockRow } from '../../store/tenants.js';
 import { badRequest } from './errors.js';
 
@@ -20,13 +20,13 @@ export interface ClockView {
  */
 export class VirtualClock {
   constructor(
-    private readonly store: Store,
+    private readonly tables: Tables,
     private readonly config: Pick<Config, 'clock' | 'timeScale'>,
     readonly wallNow: () => number = Date.now,
   ) {}
 
   view(tenantId: string): ClockView {
-    return this.compute(this.store.tenants.clock(tenantId), this.wallNow());
+    return this.compute(this.tables.tenants.clock(tenantId), this.wallNow());
   }
 
   nowMs(tenantId: string): number {
@@ -36,10 +36,10 @@ export class VirtualClock {
   /* The changes below write the tenant's clock in the caller's transaction (a unit of work's). */
 
   set(tenantId: string, mode: ClockMode, scale?: number): ClockView {
-    const row = this.store.tenants.clock(tenantId);
+    const row = this.tables.tenants.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
-    this.store.tenants.setClock(tenantId, {
+    this.tables.tenants.setClock(tenantId, {
       mode,
       scale: scale ?? row.scale,
       anchorWallMs: wall,
@@ -50,7 +50,7 @@ export class VirtualClock {
 
   /** Moves the clock forward; a move past the end of its range is a 400 and moves nothing. */
   advance(tenantId: string, seconds: number): ClockView {
-    const row = this.store.tenants.clock(tenantId);
+    const row = this.tables.tenants.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
     const target = current.nowMs + Math.round(seconds * 1000);
@@ -60,16 +60,16 @@ export class VirtualClock {
         `advancing ${seconds} s would move the clock to ${isoTime(Math.min(target, MAX_DATE_MS))}, past the end of its range, ${isoTime(CLOCK_RANGE_MS.max)} (it is ${isoTime(current.nowMs)})`,
       );
     }
-    this.store.tenants.setClock(tenantId, { ...row, anchorWallMs: wall, anchorVirtualMs: target });
+    this.tables.tenants.setClock(tenantId, { ...row, anchorWallMs: wall, anchorVirtualMs: target });
     return this.view(tenantId);
   }
 
   /** Back to the configured mode and scale, keeping the current virtual time. */
   resetToDefaults(tenantId: string): ClockView {
-    const row = this.store.tenants.clock(tenantId);
+    const row = this.tables.tenants.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
-    this.store.tenants.setClock(tenantId, {
+    this.tables.tenants.setClock(tenantId, {
       mode: null,
       scale: null,
       anchorWallMs: wall,
@@ -80,7 +80,7 @@ export class VirtualClock {
 
   /** Mode and scale as saved, at the virtual time `nowMs` from now on. */
   restore(tenantId: string, mode: ClockMode, scale: number, nowMs: number): ClockView {
-    this.store.tenants.setClock(tenantId, { mode, scale, anchorWallMs: this.wallNow(), anchorVirtualMs: nowMs });
+    this.tables.tenants.setClock(tenantId, { mode, scale, anchorWallMs: this.wallNow(), anchorVirtualMs: nowMs });
     return this.view(tenantId);
   }
 

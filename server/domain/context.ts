@@ -1,16 +1,23 @@
-import type { Store } from '../../store/index.js';
 import type { Config } from '../config.js';
 import type { Catalog } from './catalog/index.js';
 import type { VirtualClock } from './clock.js';
 import type { ReviewTokens } from './launches/review-token.js';
-import type { UnitsOfWork } from './unit-of-work.js';
+import type { CommittedReads, JournalPort, RegisterKey, SnapshotPort, Tables, UnitsOfWork } from './unit-of-work.js';
 import type { OutputCache } from './workloads/outputs.js';
 import type { Materialiser } from './workloads/materialise.js';
 
 /** What every domain operation works with; built once by createServices (services.ts). */
 export interface DomainContext {
   readonly config: Config;
-  readonly store: Store;
+  /** The table stores, without the transactions: those are the unit of work's alone. */
+  readonly tables: Tables;
+  /** What is read outside a unit, method by method: a module holding these, not `tables`, writes only in a unit. */
+  readonly committed: CommittedReads;
+  readonly registerKey: RegisterKey;
+  readonly journal: JournalPort;
+  readonly snapshots: SnapshotPort;
+  /** The readiness probe: throws when the database does not answer. */
+  readonly ping: () => void;
   readonly clock: VirtualClock;
   readonly catalog: Catalog;
   readonly materialiser: Materialiser;

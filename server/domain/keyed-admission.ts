@@ -31,7 +31,7 @@ export interface IdempotentAnswer {
  * the key free for a corrected retry. The promise settles after the commit.
  */
 export async function admitOnce(deps: DomainContext, tenantId: string, key: string, req: IdempotentRequest): Promise<IdempotentAnswer> {
-  const { store, clock, units } = deps;
+  const { tables, clock, units } = deps;
   const ttlMs = deps.config.idempotencyTtl * 1000;
   /** The earlier answer to replay, a conflict, or undefined when the key is new or expired. */
   const replayOf = (existing: IdempotencyRecord | undefined, nowMs: number): IdempotentAnswer | undefined => {
@@ -48,16 +48,16 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   // record not read since the server started) takes the write transaction, which looks for
   // itself: a duplicate queued in the same group finds the record. Looking in the file first
   // would cost every new key a read transaction of its own (the launch profile).
-  const known = store.idempotency.cached(tenantId, req.operation, key);
+  const known = tables.idempotency.cached(tenantId, req.operation, key);
   const early = known === undefined ? undefined : replayOf(known ?? undefined, clock.nowMs(tenantId));
   if (early) return early;
   await budgetReady(deps, tenantId);
   const answer = await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
-    const replay = replayOf(store.idempotency.find(tenantId, req.operation, key), unit.nowMs);
+    const replay = replayOf(unit.tables.idempotency.find(tenantId, req.operation, key), unit.nowMs);
     if (replay) return replay;
     const workloadId = req.admit(unit);
     // INSERT OR REPLACE: an expired record under the key is replaced.
-    store.idempotency.save(tenantId, req.operation, key, {
+    unit.tables.idempotency.save(tenantId, req.operation, key, {
       fingerprint: req.fingerprint,
       workloadId,
       createdAtMs: unit.nowMs,
@@ -67,6 +67,6 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   });
   // A record an earlier unit of the same group commit wrote could not be kept when this one read
   // it; committed now, one read keeps it for the retries after this one (a memory hit otherwise).
-  if (answer.replayed) store.idempotency.find(tenantId, req.operation, key);
+  if (answer.replayed) tables.idempotency.find(tenantId, req.operation, key);
   return answer;
 }

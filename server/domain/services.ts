@@ -15,7 +15,7 @@ import { createLaunchService } from './launches/service.js';
 import { createSecretService } from './secrets/service.js';
 import { createSnapshotService } from './snapshots/service.js';
 import { createWebhookService } from './webhooks/service.js';
-import { createUnitsOfWork } from './unit-of-work.js';
+import { createUnitsOfWork, domainPorts } from './unit-of-work.js';
 import { Materialiser } from './workloads/materialise.js';
 import { createOutputCache } from './workloads/outputs.js';
 import { createWorkloadService } from './workloads/service.js';
@@ -35,15 +35,17 @@ interface ServiceOptions {
  */
 export function createServices(options: ServiceOptions) {
   const { config, store, catalog } = options;
-  const clock = new VirtualClock(store, config, options.wallNow);
-  const materialiser = new Materialiser({ store, config });
+  const ports = domainPorts(store);
+  const { tables } = ports;
+  const clock = new VirtualClock(tables, config, options.wallNow);
+  const materialiser = new Materialiser({ tables, config });
   const context: DomainContext = {
     config,
-    store,
+    ...ports,
     catalog,
     clock,
     materialiser,
-    units: createUnitsOfWork({ store, clock, materialiser }),
+    units: createUnitsOfWork({ store, tables, clock, materialiser }),
     reviews: createReviewTokens(store.settings.secret(REVIEW_SECRET)),
     outputs: createOutputCache(),
   };

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../../store/index.js';
+import type { Tables } from './unit-of-work.js';
 import type { SecretName } from '../../store/settings.js';
 
 /** The server secret cursors are keyed by. */
@@ -13,9 +13,9 @@ export const LOG_CURSOR_SECRET: SecretName = 'log-cursor';
  * the cursors the original did; the kind goes into the derivation, so an RL event cursor is still
  * no log cursor. A tenant older than these keys has none and keeps the server's secret.
  */
-export function cursorSecret(store: Store, tenantId: string, kind: SecretName): Buffer {
-  const key = store.tenants.cursorKey(tenantId);
-  return key === null ? store.settings.secret(kind) : createHmac('sha256', Buffer.from(key, 'hex')).update(kind).digest();
+export function cursorSecret(tables: Tables, tenantId: string, kind: SecretName): Buffer {
+  const key = tables.tenants.cursorKey(tenantId);
+  return key === null ? tables.settings.secret(kind) : createHmac('sha256', Buffer.from(key, 'hex')).update(kind).digest();
 }
 
 const MAC_CHARS = 22;

@@ -1,5 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Store } from '../../store/index.js';
+import type { ResetCounts } from '../../store/reset.js';
+import type { HeldSubstitutes, SnapshotTable, SnapshotValues } from '../../store/snapshot.js';
 import type { WorkloadRow } from '../../store/workloads.js';
 import type { ClockMode, ClockView, VirtualClock } from './clock.js';
 import { notFound } from './errors.js';
@@ -22,6 +24,56 @@ interface Slice {
   more: boolean;
 }
 
+/**
+ * The table stores: the store without its connection, its transactions, its lifecycle and the
+ * state that is not one tenant operation's. Only this module and the composition (services.ts)
+ * hold the Store, so nothing else in the domain can open a transaction (store.write,
+ * writeTogether); the rest are the narrow ports below, built by the composition.
+ */
+export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'onGroupCommit' | 'checkpointSoon' | 'close' | 'ping' | 'journal' | 'snapshot' | 'reset' | 'tenants'> & {
+  tenants: Omit<Store['tenants'], 'register'>;
+};
+
+/**
+ * Reads of committed rows outside any unit, for what needs no materialising (a list of a tenant's
+ * secrets), named method by method: a module given these and the units, not the tables, writes
+ * tenant state only inside a unit. Modules move onto it from `tables` one at a time.
+ */
+export interface CommittedReads {
+  secrets: Pick<Tables['secrets'], 'list'>;
+}
+
+/** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
+export type RegisterKey = (keyHash: string, keyId: string, tenantId: string, wallMs: number) => { tenantId: string; keyId: string };
+
+/** The request journal: its rows commit on their own or ride a group commit of state changes. */
+export type JournalPort = Store['journal'] & {
+  /** `fn` runs inside every group commit, after its writes; it must handle its own errors. */
+  alongGroupCommits: Store['onGroupCommit'];
+};
+
+/** A snapshot's whole-tenant copy out, read from committed state beside the server's writes. */
+export interface SnapshotPort {
+  openReader: Store['snapshot']['openReader'];
+  /** A checkpoint on the checkpointer's thread now (after a restore's megabytes of WAL). */
+  checkpointSoon(): void;
+}
+
+/** The domain's part of a store, split into what DomainContext carries (services.ts builds it). */
+export function domainPorts(store: Store): { tables: Tables; committed: CommittedReads; registerKey: RegisterKey; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
+  const { db: _db, write: _w, writeTogether: _wt, onGroupCommit, checkpointSoon, close: _c, ping, journal, snapshot, reset: _r, tenants, ...rest } = store;
+  const { register, ...tenantRows } = tenants;
+  return {
+    tables: { ...rest, tenants: tenantRows },
+    committed: { secrets: { list: rest.secrets.list } },
+    registerKey: register,
+    journal: { ...journal, alongGroupCommits: onGroupCommit },
+    // Looked up per export, as the store's own method: a test replaces it to make a read fail.
+    snapshots: { openReader: (tenantId) => snapshot.openReader(tenantId), checkpointSoon },
+    ping,
+  };
+}
+
 /** Anything else names no workload: the database is not asked. */
 const WORKLOAD_ID_PATTERN = serverIdPattern('wl');
 
@@ -35,16 +87,18 @@ export class TenantUnit {
   private tenantMaterialised = false;
   private now: number;
   /** What applying a workload rule needs. */
-  private readonly rules: { store: Store; materialiser: Materialiser };
+  private readonly rules: { tables: Tables; materialiser: Materialiser };
 
   constructor(
     readonly tenantId: string,
     private readonly store: Store,
+    /** The table stores, for what this operation reads and writes inside its transaction. */
+    readonly tables: Tables,
     private readonly clock: VirtualClock,
     private readonly materialiser: Materialiser,
   ) {
     this.now = clock.nowMs(tenantId);
-    this.rules = { store, materialiser };
+    this.rules = { tables, materialiser };
   }
 
   /** The tenant's virtual time this operation runs at. */
@@ -54,7 +108,7 @@ export class TenantUnit {
 
   /** The tenant's workload at now, or 404: a malformed id, a missing one and another tenant's read the same. */
   workload(id: string): WorkloadRow {
-    const row = WORKLOAD_ID_PATTERN.test(id) ? this.store.workloads.get(this.tenantId, id) : undefined;
+    const row = WORKLOAD_ID_PATTERN.test(id) ? this.tables.workloads.get(this.tenantId, id) : undefined;
     if (!row) throw notFound(`workload ${id}`);
     return this.materialise(row);
   }
@@ -90,14 +144,14 @@ export class TenantUnit {
   /** Every workload of the tenant that may still change, brought up to now; once per operation. */
   materialiseEveryWorkload(): void {
     if (this.tenantMaterialised) return;
-    for (const row of this.store.workloads.unsettled(this.tenantId)) this.materialise(row);
+    for (const row of this.tables.workloads.unsettled(this.tenantId)) this.materialise(row);
     this.tenantMaterialised = true;
   }
 
   /** The tenant's workloads that have not ended, brought up to now. */
   openWorkloads(): WorkloadRow[] {
     this.materialiseEveryWorkload();
-    return this.store.workloads.unsettled(this.tenantId);
+    return this.tables.workloads.unsettled(this.tenantId);
   }
 
   /** The simulated run behind a workload: its spec, interventions and timeline. */
@@ -122,7 +176,7 @@ export class TenantUnit {
   /** As intervene, 1 ms after `afterMs` (a workload rule's trigger time) on a row materialised that far. */
   interveneAfter(current: WorkloadRow, afterMs: number, kind: string, args: object): WorkloadRow {
     const atMs = Math.max(afterMs, current.materialisedToMs) + 1;
-    this.store.runtime.addIntervention(current.id, atMs, kind, args);
+    this.tables.runtime.addIntervention(current.id, atMs, kind, args);
     return this.announce(this.materialiser.materialise(current, atMs));
   }
 
@@ -146,6 +200,33 @@ export class TenantUnit {
     return this.moved(this.clock.restore(this.tenantId, mode, scale, nowMs));
   }
 
+  /** Deletes everything the tenant owns (the clock row's virtual time aside); answers the counts. */
+  deleteTenantData(): ResetCounts {
+    return this.store.reset.deleteTenantData(this.tenantId);
+  }
+
+  /**
+   * A snapshot's rows written into this tenant (its state deleted first); answers the counts per
+   * table. With `held`, the tables it substitutes are copied from the rows holdSnapshot kept.
+   */
+  insertSnapshot(
+    columns: Record<SnapshotTable, readonly string[]>,
+    rows: Record<SnapshotTable, Iterable<SnapshotValues>>,
+    held?: { id: number; substitutes: HeldSubstitutes },
+  ): Record<SnapshotTable, number> {
+    return this.store.snapshot.insert(this.tenantId, columns, rows, held);
+  }
+
+  /** Keeps a document's rows in the store for later restores to copy; rolled back with this unit. */
+  holdSnapshot(columns: Record<SnapshotTable, readonly string[]>, rows: Record<SnapshotTable, Iterable<SnapshotValues>>): number {
+    return this.store.snapshot.hold(columns, rows);
+  }
+
+  /** Whether the rows holdSnapshot answered `id` for are the ones held now. */
+  holdsSnapshot(id: number): boolean {
+    return this.store.snapshot.holds(id);
+  }
+
   private moved(view: ClockView): ClockView {
     this.now = view.nowMs;
     this.tenantMaterialised = false;
@@ -153,7 +234,7 @@ export class TenantUnit {
   }
 
   private announce({ row, run, passed }: Materialised): WorkloadRow {
-    if (run && passed.length) enqueueStatusChanges(this.store, row, run, passed);
+    if (run && passed.length) enqueueStatusChanges(this.tables, row, run, passed);
     return row;
   }
 }
@@ -164,15 +245,15 @@ export class TenantUnit {
  * operation's work calls the unit it was given, so nothing can open a second transaction (a
  * SAVEPOINT whose rollback would undo part of the first) or materialise the tenant twice.
  */
-export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; materialiser: Materialiser }) {
-  const { store, clock, materialiser } = deps;
+export function createUnitsOfWork(deps: { store: Store; tables: Tables; clock: VirtualClock; materialiser: Materialiser }) {
+  const { store, tables, clock, materialiser } = deps;
   let open = false;
 
   function inUnit<T>(tenantId: string, op: (unit: TenantUnit) => T): T {
     if (open) throw new Error('a tenant unit of work was opened inside another; pass the open unit down instead');
     open = true;
     try {
-      return op(new TenantUnit(tenantId, store, clock, materialiser));
+      return op(new TenantUnit(tenantId, store, tables, clock, materialiser));
     } finally {
       open = false;
     }
@@ -187,7 +268,7 @@ export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; mat
     for (let after = 0, more = true; more; await setImmediate()) {
       ({ after, more } = run((each) => {
         const started = performance.now();
-        const page = store.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
+        const page = tables.workloads.unsettledAfter(tenantId, after, SLICE_WORKLOADS);
         for (const { position, row } of page) {
           each(row);
           if (performance.now() - started > SLICE_MS) return { after: position, more: true };

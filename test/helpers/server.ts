@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../server/app.js';
+import { templateDatabase } from '../../server/boot/package-info.js';
 import { defaultConfig, type Config } from '../../server/config.js';
-import type { Store } from '../../store/index.js';
+import { openStore, type Store } from '../../store/index.js';
 
 /** The part of tap's Test these helpers use. */
 export interface Teardown {
@@ -117,18 +118,25 @@ async function open<Extra extends object>(
 ): Promise<TestServer & Extra> {
   const dbPath = overrides.db ?? tempDbPath(t);
   const config = defaultConfig({ logLevel: 'silent', ...overrides, db: dbPath });
-  const app = await buildApp({ config, ...options });
+  // Opened here as the app would open it, so tests can read it (the domain holds no Store), and
+  // closed after the app as the app would close its own.
+  const store = options.store ?? openStore(config.db, { lock: true, template: templateDatabase() });
+  const app = await buildApp({ config, ...options, store }).catch((err) => {
+    if (!options.store) store.close();
+    throw err;
+  });
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     await app.close();
+    if (!options.store) store.close();
   };
   t.teardown(close);
   const [transport, extra] = await connect(app);
   const key = freshKey();
   return {
-    app, key, dbPath, config, store: app.services.context.store, close, ...extra,
+    app, key, dbPath, config, store, close, ...extra,
     call: (method, path, callOptions) => send(transport, method, path, key, callOptions),
   };
 }

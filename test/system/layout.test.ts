@@ -3,7 +3,10 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import t from 'tap';
+import ts from 'typescript';
 import { packageRoot } from '../../server/boot/package-info.js';
+import type { DomainContext } from '../../server/domain/context.js';
+import type { TenantUnit } from '../../server/domain/unit-of-work.js';
 
 /** Every TypeScript source of the shipped code, as paths from the package root. */
 function sources(dir: string): string[] {
@@ -15,7 +18,9 @@ function sources(dir: string): string[] {
 }
 
 const SHIPPED = [...sources('server'), ...sources('routes'), ...sources('store'), ...sources('openapi'), 'index.ts'];
-const text = (path: string) => readFileSync(join(packageRoot(), path), 'utf8');
+/** Sources by path, read once; a test may put a probe in. */
+const SOURCES = new Map<string, string>();
+const text = (path: string) => SOURCES.get(path) ?? SOURCES.set(path, readFileSync(join(packageRoot(), path), 'utf8')).get(path)!;
 const under = (path: string, ...folders: string[]) => folders.some((f) => path.startsWith(`${f}/`));
 
 t.test('only routes/, server/http/ and the composition import Fastify', async (t) => {
@@ -67,11 +72,105 @@ t.test('the domain speaks no HTTP: no status numbers, header names or routes as 
   }
 });
 
-t.test('the unit of work is the only way into a transaction from the domain', async (t) => {
-  // The store's, not any `.write(` (a tokenizer's or a file's).
-  const opens = /\bstore\.(write|writeTogether)\(/;
-  t.match(code('server/domain/unit-of-work.ts'), opens, 'the unit of work opens them so');
-  for (const path of DOMAIN.filter((p) => p !== 'server/domain/unit-of-work.ts')) t.notMatch(code(path), opens, `${path} opens no transaction of its own`);
+/** What the domain's imports of store/ name, read with TypeScript's own parser: each with whether it is a type only. */
+function storeImports(path: string): { target: string; name: string; typeOnly: boolean }[] {
+  const file = ts.createSourceFile(path, text(path), ts.ScriptTarget.Latest, true);
+  const found: { target: string; name: string; typeOnly: boolean }[] = [];
+  const resolve = (spec: string) => relative(packageRoot(), join(packageRoot(), path, '..', spec)).replace(/\.js$/, '.ts');
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const target = resolve(node.moduleSpecifier.text);
+      if (under(target, 'store')) {
+        if (ts.isImportDeclaration(node)) {
+          const clause = node.importClause;
+          const whole = !clause || clause.isTypeOnly;
+          if (!clause) found.push({ target, name: '(side effects)', typeOnly: false });
+          if (clause?.name) found.push({ target, name: clause.name.text, typeOnly: whole });
+          const bindings = clause?.namedBindings;
+          if (bindings && ts.isNamespaceImport(bindings)) found.push({ target, name: `* as ${bindings.name.text}`, typeOnly: whole });
+          if (bindings && ts.isNamedImports(bindings)) {
+            for (const e of bindings.elements) found.push({ target, name: (e.propertyName ?? e.name).text, typeOnly: whole || e.isTypeOnly });
+          }
+        } else {
+          found.push({ target, name: '(re-export)', typeOnly: node.isTypeOnly });
+        }
+      }
+    }
+    // `import('…')` as a value, and `import('…').Name` as a type.
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+      const target = resolve(node.arguments[0].text);
+      if (under(target, 'store')) found.push({ target, name: '(dynamic import)', typeOnly: false });
+    }
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      const target = resolve(node.argument.literal.text);
+      if (under(target, 'store')) found.push({ target, name: node.qualifier?.getText() ?? '(module)', typeOnly: true });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+/** The modules that are the store as a whole (its connection, its transactions), not a table's rows. */
+const WHOLE_STORE = new Set(['store/index.ts', 'store/db.ts', 'store/transactions.ts', 'store/sqlite-addon.ts', 'store/tenant-cache.ts', 'store/checkpointer.ts']);
+/** Values of store/ the domain shares that are rules, not table stores: the open-mode tenant id, the snapshot's tables and the row error a restore names. */
+const SHARED_VALUES = new Set(['ownTenantId', 'OWN_TENANT_ID', 'SNAPSHOT_TABLES', 'SnapshotRowError']);
+/** The unit of work holds the Store; the composition builds it and the domain's ports from it. */
+const HOLD_THE_STORE = new Set(['server/domain/unit-of-work.ts', 'server/domain/services.ts']);
+
+/** Why a domain file's imports break the unit of work's hold on tenant state; none when they do not. */
+function storeViolations(path: string): string[] {
+  if (HOLD_THE_STORE.has(path)) return [];
+  return storeImports(path).flatMap(({ target, name, typeOnly }) => {
+    if (WHOLE_STORE.has(target)) return [`${path} names ${name} of ${target}, the whole store`];
+    if (!typeOnly && !SHARED_VALUES.has(name)) return [`${path} imports ${name} of ${target} as a value`];
+    return [];
+  });
+}
+
+/**
+ * The members through which a transaction opens: the store's, the connection's (config.db is a
+ * path), and a better-sqlite3 transaction function's (a table store's method made with
+ * db.transaction).
+ */
+type Opens = 'write' | 'writeTogether' | 'onGroupCommit' | 'transaction' | 'exec' | 'prepare' | 'immediate' | 'deferred' | 'exclusive';
+/** The members of T, and of its members down to `depth` levels, through which a transaction opens. */
+type Reaches<T, Depth extends unknown[] = []> = T extends object
+  ? Extract<keyof T, Opens> | (Depth['length'] extends 4 ? never : Below<T, keyof T, Depth>)
+  : never;
+/** Reaches of each member named in K, one level further down. */
+type Below<T, K, Depth extends unknown[]> = K extends keyof T ? Reaches<T[K], [...Depth, K]> : never;
+/**
+ * What opens a transaction from what the domain is given (its context, a unit), down to a table
+ * store's methods: nothing. The journal's port is left out: its rows commit on their own, no
+ * tenant state.
+ */
+type Leaks = Reaches<Omit<DomainContext, 'journal'>> | Reaches<TenantUnit>;
+const leaksNothing: [Leaks] extends [never] ? true : false = true;
+
+t.test('the domain reaches tenant state only through the unit of work: no table store, no Store, no transaction', async (t) => {
+  const domain = SHIPPED.filter((p) => under(p, 'server/domain'));
+  for (const path of domain) t.same(storeViolations(path), [], `${path} takes the store from no import`);
+  t.ok(leaksNothing, 'no transaction is reachable from the context or a unit (a type-level check: the build fails first)');
+  t.ok(storeImports('server/domain/unit-of-work.ts').some(({ target, name }) => target === 'store/index.ts' && name === 'Store'), 'the unit of work holds the Store');
+  // The check itself, on imports a violation would write.
+  const probe = 'server/domain/launches/layout-probe.ts';
+  const check = (source: string) => {
+    const saved = SOURCES.get(probe);
+    SOURCES.set(probe, source);
+    try {
+      return storeViolations(probe);
+    } finally {
+      if (saved === undefined) SOURCES.delete(probe);
+      else SOURCES.set(probe, saved);
+    }
+  };
+  t.same(check("import type { WorkloadRow } from '../../../store/workloads.js';\nimport { OWN_TENANT_ID, type KeyMove } from '../../../store/tenants.js';"), [], 'row types and shared rules pass');
+  t.equal(check("import { createWorkloadStore } from '../../../store/workloads.js';").length, 1, 'a table store as a value fails');
+  t.equal(check("import type { Store } from '../../../store/index.js';").length, 1, 'the Store, even as a type, fails');
+  t.equal(check("type S = import('../../../store/index.js').Store;").length, 1, 'so does a type import() of it');
+  t.equal(check("const { openStore } = await import('../../../store/index.js');").length, 1, 'and a dynamic import');
+  t.equal(check("import type { Db } from '../../../store/db.js';").length, 1, 'and the connection, whose transaction() opens one');
 });
 
 t.test('docs the code points to exist: pages of docs/, never the design notes outside the repository', async (t) => {

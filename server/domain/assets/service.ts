@@ -38,11 +38,11 @@ export interface AssetListing {
 
 /** Uploads, imports, reads and deletes of a tenant's assets, each one transaction. */
 export function createAssetService(deps: DomainContext) {
-  const { store, clock, config, units } = deps;
+  const { tables, clock, config, units } = deps;
 
   /** The tenant's asset, or 404: a malformed id, a missing one and another tenant's read the same. */
   function find(tenantId: string, id: string): AssetRow {
-    const row = ASSET_ID_PATTERN.test(id) ? store.assets.get(tenantId, id) : undefined;
+    const row = ASSET_ID_PATTERN.test(id) ? tables.assets.get(tenantId, id) : undefined;
     if (!row) throw notFound(`asset ${id}`);
     return row;
   }
@@ -56,7 +56,7 @@ export function createAssetService(deps: DomainContext) {
 
   /** Room for `bytes` more, within the in-progress bound and the quota; call inside the admitting transaction. */
   function admit(tenantId: string, bytes: number, nowMs: number): void {
-    const usage = store.assets.usage(tenantId, nowMs);
+    const usage = tables.assets.usage(tenantId, nowMs);
     if (usage.importing >= MAX_IMPORTS_IN_PROGRESS) {
       throw conflict('imports_in_progress', `${usage.importing} imports are already in progress; wait for one to finish (GET /v1/assets/{id})`);
     }
@@ -79,9 +79,9 @@ export function createAssetService(deps: DomainContext) {
   return {
     list(tenantId: string): AssetListing {
       const nowMs = clock.nowMs(tenantId);
-      const usage = store.assets.usage(tenantId, nowMs);
+      const usage = tables.assets.usage(tenantId, nowMs);
       return {
-        assets: store.assets.list(tenantId, LIST_LIMIT).map((row) => assetAt(row, nowMs)),
+        assets: tables.assets.list(tenantId, LIST_LIMIT).map((row) => assetAt(row, nowMs)),
         storedBytes: usage.storedBytes,
         stagedBytes: usage.stagedBytes,
       };
@@ -105,16 +105,16 @@ export function createAssetService(deps: DomainContext) {
         throw badRequest('sha256_mismatch', `X-Nodus-SHA256 is ${upload.claimedSha256} but the body received hashes to ${upload.sha256}; nothing was stored`);
       }
       const { key } = upload;
-      const earlier = key === undefined ? undefined : store.assets.byKey(tenantId, key);
+      const earlier = key === undefined ? undefined : tables.assets.byKey(tenantId, key);
       if (earlier) return { replayed: true, asset: assetAt(replay(earlier, upload, name), clock.nowMs(tenantId)) };
 
       const archive = archiveKindOf(name);
       const files: ArchiveEntry[] | null = archive
         ? await listArchive(archive, upload.data, name, MAX_EXPANSION * config.maxImportBytes)
         : null;
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         // A duplicate that committed while this one was being read.
-        const raced = key === undefined ? undefined : store.assets.byKey(tenantId, key);
+        const raced = key === undefined ? undefined : tables.assets.byKey(tenantId, key);
         if (raced) return { replayed: true, asset: assetAt(replay(raced, upload, name), nowMs) };
         admit(tenantId, upload.data.length, nowMs);
         const row: AssetRow = {
@@ -130,7 +130,7 @@ export function createAssetService(deps: DomainContext) {
           files: files && JSON.stringify(files),
           idempotencyKey: key ?? null,
         };
-        store.assets.insert(row, upload.data);
+        tables.assets.insert(row, upload.data);
         return { replayed: false, asset: assetAt(row, nowMs) };
       });
     },
@@ -141,16 +141,16 @@ export function createAssetService(deps: DomainContext) {
      */
     import(tenantId: string, body: AssetImportRequest): { outcome: ImportOutcome; asset: AssetAt } {
       const plan = planImport(body);
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         if (plan.query) checkQueryConnection(deps, tenantId, plan.query.connectionId, plan.query.branch);
         if (plan.query?.reuse) {
-          const earlier = store.assets.reusable(tenantId, plan.query.hash, nowMs);
+          const earlier = tables.assets.reusable(tenantId, plan.query.hash, nowMs);
           if (earlier) return { outcome: 'reused' as const, asset: assetAt(earlier, nowMs) };
         }
         const content = standInContent(plan);
         admit(tenantId, content.length, nowMs);
         const row = importRow(tenantId, plan, content, nowMs);
-        store.assets.insert(row, content);
+        tables.assets.insert(row, content);
         return { outcome: plan.query ? 'importing' as const : 'ready' as const, asset: assetAt(row, nowMs) };
       });
     },
@@ -162,22 +162,22 @@ export function createAssetService(deps: DomainContext) {
         const asset = assetAt(find(tenantId, id), nowMs);
         if (asset.state === 'deleted') return;
         if (asset.state === 'importing') throw conflict('asset_in_use', `asset ${id} is still importing; delete it once it is ready or failed`);
-        for (const holder of store.assets.holders(id)) {
+        for (const holder of unit.tables.assets.holders(id)) {
           if (isTerminal(holder.status)) continue;
-          const row = store.workloads.get(tenantId, holder.id);
+          const row = unit.tables.workloads.get(tenantId, holder.id);
           // Materialised first: a workload that ended in virtual time no longer holds it.
           if (row && !isTerminal(unit.materialise(row).status)) {
             throw conflict('asset_in_use', `asset ${id} is used by workload ${holder.id}, which has not ended; delete the asset after it completes, fails or is cancelled`);
           }
         }
-        store.assets.markDeleted(id, nowMs);
+        unit.tables.assets.markDeleted(id, nowMs);
       });
     },
 
     /** For the control API: the bytes as stored. */
     content(tenantId: string, id: string): { asset: AssetAt; data: Buffer } {
       const asset = present(tenantId, id);
-      return { asset, data: store.assets.contents(id) };
+      return { asset, data: tables.assets.contents(id) };
     },
 
     /** For the control API: an archive's members as checked at upload (none for a plain file). */
@@ -188,12 +188,12 @@ export function createAssetService(deps: DomainContext) {
 
     /** For the control API: an import in progress ends as failed, with a value-free error text. */
     fail(tenantId: string, id: string, error: string | undefined): AssetAt {
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         const asset = assetAt(find(tenantId, id), nowMs);
         if (asset.state !== 'importing') {
           throw conflict('invalid_asset_state', `asset ${id} is ${asset.state}; only an import in progress can be failed`);
         }
-        store.assets.fail(id, error ?? 'the query export failed; check the query and the connection, then import again');
+        tables.assets.fail(id, error ?? 'the query export failed; check the query and the connection, then import again');
         return assetAt(find(tenantId, id), nowMs);
       });
     },

@@ -1,5 +1,6 @@
 import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { badRequest } from '../errors.js';
 import { assetAt } from './state.js';
 
@@ -26,7 +27,7 @@ export function checkWorkloadAssets(deps: DomainContext, tenantId: string, paylo
   const ids = new Set<string>();
   for (const { field, id } of namedAssets(payload)) {
     // The schema has checked the id's shape, so it is safe to look up.
-    const row = deps.store.assets.get(tenantId, id);
+    const row = deps.tables.assets.get(tenantId, id);
     if (!row || row.state === 'deleted') {
       throw badRequest('asset_not_found', `body.${field}: no asset ${id} in this tenant (upload or import it first: POST /v1/assets/upload)`);
     }
@@ -40,6 +41,6 @@ export function checkWorkloadAssets(deps: DomainContext, tenantId: string, paylo
 }
 
 /** The admitted workload holds its assets until it ends; call inside the admitting transaction. */
-export function holdAssets(deps: DomainContext, workloadId: string, assetIds: Set<string>): void {
-  if (assetIds.size > 0) deps.store.assets.hold(workloadId, assetIds);
+export function holdAssets(unit: TenantUnit, workloadId: string, assetIds: Set<string>): void {
+  if (assetIds.size > 0) unit.tables.assets.hold(workloadId, assetIds);
 }

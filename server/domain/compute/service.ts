@@ -80,7 +80,7 @@ function groupOf(row: ComputeRow): SweepGroup {
  * here: the mock runs no standalone instances and no workspaces, so those types list nothing.
  */
 export function createComputeService(deps: DomainContext) {
-  const { store, units, materialiser } = deps;
+  const { tables, units, materialiser } = deps;
 
   /** A workload as an item, from its materialised row and timeline. */
   function workloadEntry(row: WorkloadRow, group: SweepGroup | null): ComputeEntry {
@@ -106,7 +106,7 @@ export function createComputeService(deps: DomainContext) {
   /** A sweep as one item: its first run's settings, the group's counts and state. */
   function sweepEntry(tenantId: string, row: ComputeRow): ComputeEntry {
     const group = groupOf(row);
-    const first = workloadEntry(store.workloads.get(tenantId, row.firstId)!, null);
+    const first = workloadEntry(tables.workloads.get(tenantId, row.firstId)!, null);
     const statuses = JSON.parse(row.statuses) as Record<string, number>;
     const states = new Set(Object.keys(statuses).map((s) => STATES[s as WorkloadStatus]));
     const state = SWEEP_ORDER.find((s) => states.has(s)) ?? 'succeeded';
@@ -117,13 +117,13 @@ export function createComputeService(deps: DomainContext) {
       name: group.sweepId,
       state,
       statusText: `${group.size} runs: ${group.running} running, ${group.succeeded} succeeded, ${group.failed} failed`,
-      endedAtMs: ended ? store.compute.lastUpdate(tenantId, group.sweepId) : null,
+      endedAtMs: ended ? tables.compute.lastUpdate(tenantId, group.sweepId) : null,
       group,
       resource: { kind: 'sweep', id: group.sweepId },
     };
   }
 
-  const secret = () => store.settings.secret(CURSOR_SECRET);
+  const secret = () => tables.settings.secret(CURSOR_SECRET);
 
   return {
     async list(tenantId: string, query: ComputeQuery): Promise<ComputePage<{ runningTraining: number }>> {
@@ -134,14 +134,14 @@ export function createComputeService(deps: DomainContext) {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\n${state}\n${query.type ?? ''}\n${query.include ?? ''}\n${query.launched_by ?? ''}`;
       const after = computeAfter(secret(), scope, query.cursor);
-      return units.atNowUpToDate(tenantId, () => {
-        const runningTraining = store.compute.runningRuns(tenantId);
+      return units.atNowUpToDate(tenantId, ({ tables }) => {
+        const runningTraining = tables.compute.runningRuns(tenantId);
         // No instances or workspaces here; and no launch is attributed to an agent (client api).
         const training = (query.type === undefined || query.type === 'training') && query.launched_by !== 'agents';
         if (!training) return { items: [], nextCursor: null, extra: { runningTraining } };
-        const rows = store.compute.page(tenantId, state === 'running', after, limit + 1);
+        const rows = tables.compute.page(tenantId, state === 'running', after, limit + 1);
         const items = rows.slice(0, limit).map((row) =>
-          row.sweepId === null ? workloadEntry(store.workloads.get(tenantId, row.key)!, null) : sweepEntry(tenantId, row));
+          row.sweepId === null ? workloadEntry(tables.workloads.get(tenantId, row.key)!, null) : sweepEntry(tenantId, row));
         const last = rows.length > limit ? rows[limit - 1] : undefined;
         return { items, nextCursor: last ? mintComputeCursor(secret(), scope, last) : null, extra: { runningTraining } };
       });
@@ -153,12 +153,12 @@ export function createComputeService(deps: DomainContext) {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\nsweep\n${sweepId}`;
       const after = computeAfter(secret(), scope, query.cursor);
-      return units.atNowUpToDate(tenantId, () => {
-        const row = sweepId === '' ? undefined : store.compute.sweep(tenantId, sweepId);
+      return units.atNowUpToDate(tenantId, ({ tables }) => {
+        const row = sweepId === '' ? undefined : tables.compute.sweep(tenantId, sweepId);
         if (!row) throw notFound(`compute group ${id} (a sweep with training in this account)`);
         const group = groupOf(row);
-        const members = store.compute.members(tenantId, sweepId, after, limit + 1);
-        const items = members.slice(0, limit).map((m) => workloadEntry(store.workloads.get(tenantId, m.key)!, group));
+        const members = tables.compute.members(tenantId, sweepId, after, limit + 1);
+        const items = members.slice(0, limit).map((m) => workloadEntry(tables.workloads.get(tenantId, m.key)!, group));
         const last = members.length > limit ? members[limit - 1] : undefined;
         return { items, nextCursor: last ? mintComputeCursor(secret(), scope, last) : null, extra: { group } };
       });

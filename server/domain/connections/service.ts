@@ -15,7 +15,7 @@ export const connectionNotFound = (ref: string) => new DomainError('not_found', 
 
 /** The tenant's connection by name or id; a malformed reference names nothing. */
 export function findConnection(deps: DomainContext, tenantId: string, ref: string): ConnectionRow | undefined {
-  return CONNECTION_REF.test(ref) ? deps.store.connections.find(tenantId, ref) : undefined;
+  return CONNECTION_REF.test(ref) ? deps.tables.connections.find(tenantId, ref) : undefined;
 }
 
 /**
@@ -23,7 +23,7 @@ export function findConnection(deps: DomainContext, tenantId: string, ref: strin
  * current one: a later put of the secret, or its delete, retires the version it pinned.
  */
 export function staleness(deps: DomainContext, row: ConnectionRow): string | undefined {
-  const secret = deps.store.secrets.byId(row.tenantId, row.secretId);
+  const secret = deps.tables.secrets.byId(row.tenantId, row.secretId);
   if (!secret) return `connection ${row.name} pins secret ${row.secretId}, which was deleted; create a new connection with a current secret`;
   if (secret.version !== row.secretVersion) {
     return `connection ${row.name} pins version ${row.secretVersion} of secret ${secret.name}, which is now at version ${secret.version}; create a new connection to adopt it`;
@@ -38,7 +38,7 @@ export function refuseStale(deps: DomainContext, row: ConnectionRow, field: stri
 }
 
 function secretOf(deps: DomainContext, tenantId: string, ref: string): SecretRow {
-  const { secrets } = deps.store;
+  const { secrets } = deps.tables;
   const secret = (SECRET_ID_PATTERN.test(ref) ? secrets.byId(tenantId, ref) : undefined) ?? secrets.byName(tenantId, ref);
   if (!secret) throw badRequest('secret_not_found', `body.secret: no secret ${ref} in this tenant; put it first (POST /v1/secrets)`);
   return secret;
@@ -46,7 +46,7 @@ function secretOf(deps: DomainContext, tenantId: string, ref: string): SecretRow
 
 /** Connections to external systems, each operation one transaction; no credential is ever shown. */
 export function createConnectionService(deps: DomainContext) {
-  const { store, units } = deps;
+  const { tables, units } = deps;
 
   const find = (tenantId: string, ref: string): ConnectionRow => {
     const row = findConnection(deps, tenantId, ref);
@@ -61,12 +61,12 @@ export function createConnectionService(deps: DomainContext) {
      */
     create(tenantId: string, createdBy: string, body: ConnectionCreate): ConnectionRow {
       const plan = planConnection(body);
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         const secret = secretOf(deps, tenantId, plan.secret);
-        if (store.connections.find(tenantId, plan.name)) {
+        if (tables.connections.find(tenantId, plan.name)) {
           throw badRequest('connection_exists', `body.name: this tenant already has a connection ${plan.name}; delete it first or choose another name`);
         }
-        if (store.connections.count(tenantId) >= MAX_CONNECTIONS) {
+        if (tables.connections.count(tenantId) >= MAX_CONNECTIONS) {
           throw badRequest('connection_limit_reached', `this tenant already has ${MAX_CONNECTIONS} connections; delete one first`);
         }
         const row: ConnectionRow = {
@@ -87,13 +87,13 @@ export function createConnectionService(deps: DomainContext) {
           createdAtMs: nowMs,
           createdBy,
         };
-        store.connections.insert(row);
+        tables.connections.insert(row);
         return row;
       });
     },
 
     list(tenantId: string): ConnectionRow[] {
-      return store.connections.list(tenantId);
+      return tables.connections.list(tenantId);
     },
 
     get(tenantId: string, ref: string): ConnectionRow {
@@ -102,10 +102,10 @@ export function createConnectionService(deps: DomainContext) {
 
     /** POST /v1/connections/{id}/verify: verified_at moves to now while the pinned secret is current. */
     verify(tenantId: string, ref: string): ConnectionRow {
-      return units.atNow(tenantId, ({ nowMs }) => {
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
         const row = find(tenantId, ref);
         refuseStale(deps, row, 'verify');
-        store.connections.verified(row.id, nowMs);
+        tables.connections.verified(row.id, nowMs);
         return { ...row, verifiedAtMs: nowMs };
       });
     },
@@ -115,17 +115,17 @@ export function createConnectionService(deps: DomainContext) {
       units.atNow(tenantId, (unit) => {
         const { nowMs } = unit;
         const row = find(tenantId, ref);
-        for (const holder of store.connections.holders(row.id)) {
+        for (const holder of unit.tables.connections.holders(row.id)) {
           if (isTerminal(holder.status)) continue;
-          const workload = store.workloads.get(tenantId, holder.id);
+          const workload = unit.tables.workloads.get(tenantId, holder.id);
           // Materialised first: a workload that ended in virtual time no longer holds it.
           if (workload && !isTerminal(unit.materialise(workload).status)) {
             throw conflict('connection_in_use', `connection ${row.name} is used by workload ${holder.id}, which has not ended; delete it after the workload completes, fails or is cancelled`);
           }
         }
-        const asset = store.connections.exportInProgress(tenantId, row, nowMs);
+        const asset = unit.tables.connections.exportInProgress(tenantId, row, nowMs);
         if (asset) throw conflict('connection_in_use', `connection ${row.name} is exporting a query into asset ${asset}; delete it once the import is ready or failed`);
-        store.connections.remove(row.id);
+        unit.tables.connections.remove(row.id);
       });
     },
   };

@@ -1,6 +1,7 @@
 import type { WorkloadPayload } from '../../../openapi/workloads.js';
 import type { ConnectionRow } from '../../../store/connections.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { badRequest } from '../errors.js';
 import { findConnection, refuseStale } from './service.js';
 
@@ -31,9 +32,9 @@ export function checkWorkloadConnection(deps: DomainContext, tenantId: string, p
  * The connection check of an admission, inside its transaction, once the workload row exists: a
  * refusal throws (and rolls the admission back); an admitted workload holds its connection.
  */
-export function bindWorkloadConnection(deps: DomainContext, tenantId: string, workloadId: string, payload: WorkloadPayload): void {
-  const row = checkWorkloadConnection(deps, tenantId, payload);
-  if (row) deps.store.connections.hold(workloadId, row.id);
+export function bindWorkloadConnection(deps: DomainContext, unit: TenantUnit, workloadId: string, payload: WorkloadPayload): void {
+  const row = checkWorkloadConnection(deps, unit.tenantId, payload);
+  if (row) unit.tables.connections.hold(workloadId, row.id);
 }
 
 /** A connection_query import's connection: current, a database, allowed to read, on the branch it verified. */

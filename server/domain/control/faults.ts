@@ -39,7 +39,7 @@ function ruleMatches(rule: Pick<FaultRow, 'method' | 'path'>, method: string, pa
 
 export function addFault(deps: DomainContext, tenantId: string, rule: FaultRuleInput, source: FaultSource): FaultRow {
   const id = newFaultId();
-  deps.store.faults.insert({
+  deps.tables.faults.insert({
     id,
     tenantId,
     method: rule.method ?? null,
@@ -50,7 +50,7 @@ export function addFault(deps: DomainContext, tenantId: string, rule: FaultRuleI
     source,
     createdAtMs: deps.clock.nowMs(tenantId),
   });
-  return deps.store.faults.get(tenantId, id)!;
+  return deps.tables.faults.get(tenantId, id)!;
 }
 
 /**
@@ -64,16 +64,16 @@ export function takeFault(deps: DomainContext, tenantId: string, method: string,
   // its lock and commit) that counting needs; nothing else runs between this read and the
   // transaction below, so the transaction still decides on what it reads itself. Most tenants
   // have no rule at all: then not even the path is cut out of the URL.
-  const live = deps.store.faults.live(tenantId);
+  const live = deps.tables.faults.live(tenantId);
   if (live.length === 0) return undefined;
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
   if (!live.some((rule) => ruleMatches(rule, method, path))) return undefined;
-  return deps.units.atNow(tenantId, () => {
-    const matching = deps.store.faults.live(tenantId).filter((rule) => ruleMatches(rule, method, path));
+  return deps.units.atNow(tenantId, ({ tables }) => {
+    const matching = tables.faults.live(tenantId).filter((rule) => ruleMatches(rule, method, path));
     if (matching.length === 0) return undefined;
     const chosen = matching.find((rule) => rule.seen >= rule.after);
-    deps.store.faults.count(tenantId, matching.map((rule) => rule.seq), chosen?.seq);
+    tables.faults.count(tenantId, matching.map((rule) => rule.seq), chosen?.seq);
     return chosen;
   });
 }

@@ -80,8 +80,8 @@ export interface JournalPage {
 export function listRequests(deps: DomainContext, tenantId: string, query: z.output<typeof JournalQuery>): JournalPage {
   const { limit, method, kind } = query;
   const path = pathFilter(query.path, kind);
-  const rows = deps.store.journal.list(tenantId, { limit, method: method?.toUpperCase(), kind, pathPrefix: path?.prefix, path: path?.test });
-  return { rows, evicted: deps.store.journal.evicted(tenantId) };
+  const rows = deps.journal.list(tenantId, { limit, method: method?.toUpperCase(), kind, pathPrefix: path?.prefix, path: path?.test });
+  return { rows, evicted: deps.journal.evicted(tenantId) };
 }
 
 export interface Difference {
@@ -154,7 +154,7 @@ export function matchRequests(deps: DomainContext, tenantId: string, expected: z
   const matches: JournalRow[] = [];
   let count = 0;
   let nearest: JournalMatches['nearest'] = [];
-  for (const row of deps.store.journal.each(tenantId)) {
+  for (const row of deps.journal.each(tenantId)) {
     const found = differences(row);
     if (found.length === 0) {
       if (count++ < expected.limit) matches.push(row);
@@ -168,5 +168,5 @@ export function matchRequests(deps: DomainContext, tenantId: string, expected: z
     if (nearest.length > NEAREST) nearest.pop();
   }
   if (count > 0) nearest = [];
-  return { matches, count, evicted: deps.store.journal.evicted(tenantId), nearest };
+  return { matches, count, evicted: deps.journal.evicted(tenantId), nearest };
 }

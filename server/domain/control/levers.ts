@@ -8,11 +8,11 @@ export const leversView = (l: Levers) => ({ review_expiry: l.reviewExpiry, unrec
 
 /** Sets the levers the update names; the others keep their values. */
 export function setLevers(deps: DomainContext, tenantId: string, update: z.output<typeof LeversUpdate>): Levers {
-  const current = deps.store.levers.levers(tenantId);
+  const current = deps.tables.levers.levers(tenantId);
   const next: Levers = {
     reviewExpiry: update.review_expiry ?? current.reviewExpiry,
     unrecoverableErrorRate: update.unrecoverable_error_rate === undefined ? current.unrecoverableErrorRate : update.unrecoverable_error_rate,
   };
-  deps.store.levers.setLevers(tenantId, next);
+  deps.tables.levers.setLevers(tenantId, next);
   return next;
 }

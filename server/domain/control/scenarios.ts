@@ -71,9 +71,9 @@ export function loadScenario(path: string, catalog: Catalog): Scenario {
 function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry): void {
   const { tenantId } = unit;
   // A changed entry replaces the faults and rules an earlier version of it made; API-made ones stay.
-  deps.store.faults.clear(tenantId, 'scenario');
+  unit.tables.faults.clear(tenantId, 'scenario');
   for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
-  deps.store.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
+  unit.tables.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
   for (const rule of entry.workload_rules ?? []) addWorkloadRule(deps, tenantId, rule, 'scenario');
   for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(deps, tenantId, recipeId, update);
   if (entry.budget) setBudget(deps, tenantId, entry.budget);
@@ -107,7 +107,7 @@ export function applyScenario(deps: DomainContext, scenario: Scenario): string[]
       if (other !== undefined) throw new ScenarioError(`${where}: same tenant as ${entryPath(['keys', other])}; give each tenant one entry`);
       keyOfTenant.set(tenantId, key);
       const sha256 = canonicalSha256(entry);
-      if (deps.store.scenarios.appliedSha256(tenantId) === sha256) continue;
+      if (deps.tables.scenarios.appliedSha256(tenantId) === sha256) continue;
       try {
         atNow(tenantId, (unit) => applyEntry(deps, unit, entry));
       } catch (err) {
@@ -115,7 +115,7 @@ export function applyScenario(deps: DomainContext, scenario: Scenario): string[]
         if (err instanceof DomainError) throw new ScenarioError(`${where}: ${err.message}`);
         throw err;
       }
-      deps.store.scenarios.recordApplied(tenantId, sha256, deps.clock.wallNow());
+      deps.tables.scenarios.recordApplied(tenantId, sha256, deps.clock.wallNow());
       applied.push(tenantId);
     }
     return applied;

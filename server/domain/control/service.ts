@@ -6,7 +6,6 @@ import type { FaultRow } from '../../../store/faults.js';
 import type { ResetCounts } from '../../../store/reset.js';
 import type { KeyMove } from '../../../store/tenants.js';
 import type { Budget } from '../../../store/admission.js';
-import type { Rider } from '../../../store/index.js';
 import { Catalog } from '../catalog/index.js';
 import type { ClockMode, ClockView } from '../clock.js';
 import type { DomainContext } from '../context.js';
@@ -18,6 +17,7 @@ import { leversView, setLevers } from './levers.js';
 import { applyScenario, type Scenario } from './scenarios.js';
 import { applyKeyMapping, registerKey, type Tenant } from './tenants.js';
 import { advanceUntil, UNTIL_MAX_SECONDS, type UntilCondition } from './until.js';
+import type { JournalPort } from '../unit-of-work.js';
 
 /**
  * The mock's own levers and plumbing: keys, the clock, fault rules, the request journal, the
@@ -25,7 +25,7 @@ import { advanceUntil, UNTIL_MAX_SECONDS, type UntilCondition } from './until.js
  * transaction (a single statement is one by itself).
  */
 export function createControlService(deps: DomainContext) {
-  const { store, clock, units, catalog, config } = deps;
+  const { tables, clock, units, catalog, config } = deps;
 
   return {
     /** The tenant of an accepted key, registered on its first use; a 401 DomainError otherwise. */
@@ -66,7 +66,7 @@ export function createControlService(deps: DomainContext) {
     async advanceClockUntil(tenantId: string, condition: UntilCondition, maxSeconds = UNTIL_MAX_SECONDS): Promise<number> {
       // Idle asks every run when it ends: worked out beforehand, in slices, the unit has only to look.
       if (condition === 'idle') await units.endsInSlices(tenantId);
-      const nowMs = units.atNow(tenantId, (unit) => advanceUntil(store, unit, condition, maxSeconds));
+      const nowMs = units.atNow(tenantId, (unit) => advanceUntil(tables, unit, condition, maxSeconds));
       await units.everyWorkloadInSlices(tenantId);
       return nowMs;
     },
@@ -77,15 +77,15 @@ export function createControlService(deps: DomainContext) {
 
     /** Every rule of the tenant, oldest first, exhausted ones included. */
     faults(tenantId: string): FaultRow[] {
-      return store.faults.list(tenantId);
+      return tables.faults.list(tenantId);
     },
 
     removeFault(tenantId: string, id: string): void {
-      if (!store.faults.delete(tenantId, id)) throw notFound(`fault ${id}`);
+      if (!tables.faults.delete(tenantId, id)) throw notFound(`fault ${id}`);
     },
 
     clearFaults(tenantId: string): void {
-      store.faults.clear(tenantId);
+      tables.faults.clear(tenantId);
     },
 
     /** The fault hook: counts a /v1 request against the tenant's rules, answers the rule to apply. */
@@ -100,15 +100,15 @@ export function createControlService(deps: DomainContext) {
 
     /** Appends journal rows, each tenant's ring kept at the configured size, in one transaction. */
     appendJournal(entries: readonly JournalRecord[]): void {
-      store.journal.append(entries, config.journalSize);
+      deps.journal.append(entries, config.journalSize);
     },
 
     /**
      * `fn` runs inside every group commit of state changes, after them: the journal's waiting rows
      * ride along rather than pay a commit of their own. It must handle its own errors.
      */
-    alongGroupCommits(fn: Rider): void {
-      store.onGroupCommit(fn);
+    alongGroupCommits(fn: Parameters<JournalPort['alongGroupCommits']>[0]): void {
+      deps.journal.alongGroupCommits(fn);
     },
 
     /** Newest first, with how many rows were evicted; paths match as fault rules match them. */
@@ -122,7 +122,7 @@ export function createControlService(deps: DomainContext) {
     },
 
     clearRequests(tenantId: string): void {
-      store.journal.clear(tenantId);
+      deps.journal.clear(tenantId);
     },
 
     /** This tenant's view of a recipe's availability; answers the recipe as it now lists. */
@@ -145,13 +145,13 @@ export function createControlService(deps: DomainContext) {
     },
 
     removeBudget(tenantId: string): void {
-      store.admission.deleteBudget(tenantId);
+      tables.admission.deleteBudget(tenantId);
     },
 
     /** Deletes everything the tenant owns and puts its clock back to the defaults; answers the counts. */
     reset(tenantId: string): ResetCounts {
       return units.atNow(tenantId, (unit) => {
-        const counts = store.reset.deleteTenantData(tenantId);
+        const counts = unit.deleteTenantData();
         unit.resetClock();
         return counts;
       });
@@ -164,7 +164,7 @@ export function createControlService(deps: DomainContext) {
 
     /** Throws when the database does not answer. */
     ready(): void {
-      store.ping();
+      deps.ping();
     },
   };
 }

@@ -19,14 +19,14 @@ export const unauthorized = (message: string) => new DomainError('unauthenticate
  * the start-up log.
  */
 export function applyKeyMapping(deps: DomainContext): KeyMove[] {
-  const { config, store } = deps;
+  const { config, tables } = deps;
   const wanted = config.keys
     ? config.keys.map((entry) => {
         const keyHash = sha256Hex(entry.key);
         return { keyHash, tenantId: entry.tenant ?? ownTenantId(keyHash) };
       })
-    : store.tenants.notInOwnTenant().map((keyHash) => ({ keyHash, tenantId: ownTenantId(keyHash) }));
-  return deps.units.acrossTenants(() => store.tenants.moveKeys(wanted, deps.clock.wallNow()));
+    : tables.tenants.notInOwnTenant().map((keyHash) => ({ keyHash, tenantId: ownTenantId(keyHash) }));
+  return deps.units.acrossTenants(() => tables.tenants.moveKeys(wanted, deps.clock.wallNow()));
 }
 
 /**
@@ -44,7 +44,7 @@ export function registerKey(deps: DomainContext, key: string): Tenant {
   }
   const hash = sha256Hex(key);
   const tenantId = entry?.tenant ?? ownTenantId(hash);
-  const registered = deps.store.tenants.register(hash, `key_${hash.slice(0, 16)}`, tenantId, deps.clock.wallNow());
+  const registered = deps.registerKey(hash, `key_${hash.slice(0, 16)}`, tenantId, deps.clock.wallNow());
   return { id: registered.tenantId, keyId: registered.keyId };
 }
 

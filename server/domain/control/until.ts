@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { ClockUntil } from '../../../openapi/mock.js';
-import type { Store } from '../../../store/index.js';
 import type { WorkloadStatus } from '../../simulator/types.js';
 import { CLOCK_RANGE_MS, isoTime } from '../clock.js';
 import { conflict, notFound } from '../errors.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { Tables, TenantUnit } from '../unit-of-work.js';
 import { nextDue } from '../workloads/rules.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 
@@ -43,8 +42,8 @@ type Look = { atMs: number; next: string };
  * it, fail it), so the clock stops there and asks again rather than passing the moment the
  * condition comes true.
  */
-function beforeRules(store: Store, unit: TenantUnit, row: WorkloadRow, look: Look): Look {
-  const pending = store.workloadRules.pending(row.id);
+function beforeRules(tables: Tables, unit: TenantUnit, row: WorkloadRow, look: Look): Look {
+  const pending = tables.workloadRules.pending(row.id);
   if (pending.length === 0) return look;
   const due = nextDue(pending, unit.run(row).timeline);
   return due && due.atMs > unit.nowMs && due.atMs < look.atMs
@@ -52,21 +51,21 @@ function beforeRules(store: Store, unit: TenantUnit, row: WorkloadRow, look: Loo
     : look;
 }
 
-function statusAnswer(store: Store, unit: TenantUnit, workloadId: string, wanted: WorkloadStatus): UntilAnswer {
+function statusAnswer(tables: Tables, unit: TenantUnit, workloadId: string, wanted: WorkloadStatus): UntilAnswer {
   const row = unit.workload(workloadId);
   const { timeline } = unit.run(row);
   // The first status item that reaches it: in the past it holds, in the future that is when to look.
   for (const item of timeline.items) {
     if (item.kind !== 'status' || !reaches(item.status, wanted)) continue;
     if (item.atMs <= unit.nowMs) return { holds: true };
-    return { holds: false, ...beforeRules(store, unit, row, { atMs: item.atMs, next: `workload ${row.id} becomes ${item.status} at ${isoTime(item.atMs)}` }) };
+    return { holds: false, ...beforeRules(tables, unit, row, { atMs: item.atMs, next: `workload ${row.id} becomes ${item.status} at ${isoTime(item.atMs)}` }) };
   }
   if (timeline.endAtMs === null) return { holds: false, never: resumeless(row.id) };
   const ended = `workload ${row.id} ended ${timeline.finalStatus} at ${isoTime(timeline.endAtMs)} without reaching ${wanted}`;
   if (timeline.endAtMs <= unit.nowMs) return { holds: false, never: ended };
   // Its timeline ends elsewhere, but a workload rule on the way may still change that.
   const end = { atMs: timeline.endAtMs, next: `workload ${row.id} ends ${timeline.finalStatus} at ${isoTime(timeline.endAtMs)} without reaching ${wanted}` };
-  const look = beforeRules(store, unit, row, end);
+  const look = beforeRules(tables, unit, row, end);
   return look === end ? { holds: false, never: end.next } : { holds: false, ...look };
 }
 
@@ -78,20 +77,20 @@ function statusAnswer(store: Store, unit: TenantUnit, workloadId: string, wanted
  * (the advance's slices do that once the clock has moved); only a run with a workload rule due
  * by now is brought up to now here, since the rule may change when it ends.
  */
-function idleAnswer(store: Store, unit: TenantUnit): UntilAnswer {
+function idleAnswer(tables: Tables, unit: TenantUnit): UntilAnswer {
   let last: Look | undefined;
   let rules: Look | undefined;
-  for (const stored of store.workloads.unsettled(unit.tenantId)) {
+  for (const stored of tables.workloads.unsettled(unit.tenantId)) {
     const row = unit.withDueRulesApplied(stored);
     const { endAtMs, finalStatus } = unit.end(row);
     if (endAtMs === null) return { holds: false, never: resumeless(row.id) };
     if (endAtMs <= unit.nowMs) continue;
     const end = { atMs: endAtMs, next: `workload ${row.id} ends ${finalStatus} at ${isoTime(endAtMs)}` };
     if (!last || endAtMs > last.atMs) last = end;
-    const rule = beforeRules(store, unit, row, end);
+    const rule = beforeRules(tables, unit, row, end);
     if (rule !== end && (!rules || rule.atMs < rules.atMs)) rules = rule;
   }
-  const dueAtMs = store.webhooks.lastDueAtMs(unit.tenantId);
+  const dueAtMs = tables.webhooks.lastDueAtMs(unit.tenantId);
   if (dueAtMs !== null && dueAtMs > unit.nowMs && (!last || dueAtMs > last.atMs)) {
     last = { atMs: dueAtMs, next: `a webhook delivery is retried at ${isoTime(dueAtMs)}` };
   }
@@ -106,12 +105,12 @@ function idleAnswer(store: Store, unit: TenantUnit): UntilAnswer {
  * moving the clock. The rule's workloads are brought up to now first: a binding due by now
  * applies on the way.
  */
-function ruleAnswer(store: Store, unit: TenantUnit, ruleId: string): UntilAnswer {
-  if (!store.workloadRules.get(unit.tenantId, ruleId)) throw notFound(`workload rule ${ruleId}`);
-  for (const binding of store.workloadRules.pendingOfRule(ruleId)) unit.workload(binding.workloadId);
-  if (store.workloadRules.bindings(ruleId, 0).counts.applied > 0) return { holds: true };
+function ruleAnswer(tables: Tables, unit: TenantUnit, ruleId: string): UntilAnswer {
+  if (!tables.workloadRules.get(unit.tenantId, ruleId)) throw notFound(`workload rule ${ruleId}`);
+  for (const binding of tables.workloadRules.pendingOfRule(ruleId)) unit.workload(binding.workloadId);
+  if (tables.workloadRules.bindings(ruleId, 0).counts.applied > 0) return { holds: true };
   let look: Look | undefined;
-  for (const binding of store.workloadRules.pendingOfRule(ruleId)) {
+  for (const binding of tables.workloadRules.pendingOfRule(ruleId)) {
     const row = unit.workload(binding.workloadId);
     const due = nextDue([binding], unit.run(row).timeline);
     if (due && (!look || due.atMs < look.atMs)) {
@@ -119,7 +118,7 @@ function ruleAnswer(store: Store, unit: TenantUnit, ruleId: string): UntilAnswer
     }
   }
   if (look) return { holds: false, ...look };
-  const { counts } = store.workloadRules.bindings(ruleId, 0);
+  const { counts } = tables.workloadRules.bindings(ruleId, 0);
   return {
     holds: false,
     never: counts.pending
@@ -133,10 +132,10 @@ function ruleAnswer(store: Store, unit: TenantUnit, ruleId: string): UntilAnswer
  * due) are materialised to now: the others' timelines say when they end without their events
  * being written, and the advance writes those in slices after its commit.
  */
-export function untilAnswer(store: Store, unit: TenantUnit, condition: UntilCondition): UntilAnswer {
-  if (condition === 'idle') return idleAnswer(store, unit);
-  if ('rule' in condition) return ruleAnswer(store, unit, condition.rule);
-  return statusAnswer(store, unit, condition.workload_id, condition.status);
+export function untilAnswer(tables: Tables, unit: TenantUnit, condition: UntilCondition): UntilAnswer {
+  if (condition === 'idle') return idleAnswer(tables, unit);
+  if ('rule' in condition) return ruleAnswer(tables, unit, condition.rule);
+  return statusAnswer(tables, unit, condition.workload_id, condition.status);
 }
 
 /**
@@ -145,11 +144,11 @@ export function untilAnswer(store: Store, unit: TenantUnit, condition: UntilCond
  * again); answers the new now. A refusal is thrown inside the unit, so its transaction rolls
  * back: a condition that cannot hold, or does not by the bound, moves nothing.
  */
-export function advanceUntil(store: Store, unit: TenantUnit, condition: UntilCondition, maxSeconds: number): number {
+export function advanceUntil(tables: Tables, unit: TenantUnit, condition: UntilCondition, maxSeconds: number): number {
   // No further than the end of the clock's range either.
   const boundMs = Math.min(unit.nowMs + Math.round(maxSeconds * 1000), Math.max(unit.nowMs, CLOCK_RANGE_MS.max));
   for (;;) {
-    const answer = untilAnswer(store, unit, condition);
+    const answer = untilAnswer(tables, unit, condition);
     if (answer.holds) return unit.nowMs;
     if ('never' in answer) throw conflict('condition_unreachable', `the condition cannot hold: ${answer.never}`);
     if (unit.nowMs >= boundMs) {

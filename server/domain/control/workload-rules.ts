@@ -15,9 +15,9 @@ export interface WorkloadRuleState {
 }
 
 /** Stores a rule (POST /_mock/workload-rules, or a scenario file's entry); it binds workloads admitted from now on. */
-export function addWorkloadRule(deps: Pick<DomainContext, 'store' | 'clock'>, tenantId: string, rule: WorkloadRuleInput, source: FaultSource): WorkloadRuleRow {
+export function addWorkloadRule(deps: Pick<DomainContext, 'tables' | 'clock'>, tenantId: string, rule: WorkloadRuleInput, source: FaultSource): WorkloadRuleRow {
   const id = newWorkloadRuleId();
-  deps.store.workloadRules.insert({
+  deps.tables.workloadRules.insert({
     id,
     tenantId,
     match: JSON.stringify(rule.match),
@@ -26,13 +26,13 @@ export function addWorkloadRule(deps: Pick<DomainContext, 'store' | 'clock'>, te
     source,
     createdAtMs: deps.clock.nowMs(tenantId),
   });
-  return deps.store.workloadRules.get(tenantId, id)!;
+  return deps.tables.workloadRules.get(tenantId, id)!;
 }
 
 /** /_mock/workload-rules: each call one transaction. */
 export function createWorkloadRuleService(deps: DomainContext) {
-  const { store, units } = deps;
-  const stateOf = (rule: WorkloadRuleRow): WorkloadRuleState => ({ rule, bindings: store.workloadRules.bindings(rule.id, LISTED_BINDINGS) });
+  const { tables, units } = deps;
+  const stateOf = (rule: WorkloadRuleRow): WorkloadRuleState => ({ rule, bindings: tables.workloadRules.bindings(rule.id, LISTED_BINDINGS) });
   return {
     add(tenantId: string, rule: WorkloadRuleInput): WorkloadRuleState {
       return units.atNow(tenantId, () => stateOf(addWorkloadRule(deps, tenantId, rule, 'api')));
@@ -44,9 +44,9 @@ export function createWorkloadRuleService(deps: DomainContext) {
      * so what their triggers did by now (or can no longer do) shows.
      */
     async list(tenantId: string): Promise<WorkloadRuleState[]> {
-      if (store.workloadRules.list(tenantId).length) await units.everyWorkloadInSlices(tenantId);
+      if (tables.workloadRules.list(tenantId).length) await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
-        const rules = store.workloadRules.list(tenantId);
+        const rules = unit.tables.workloadRules.list(tenantId);
         if (rules.length) unit.materialiseEveryWorkload();
         return rules.map(stateOf);
       });
@@ -55,12 +55,12 @@ export function createWorkloadRuleService(deps: DomainContext) {
     /** Stops the rule: what it applied stays; its bindings still pending end as skipped. */
     remove(tenantId: string, id: string): void {
       units.atNow(tenantId, (unit) => {
-        if (!store.workloadRules.delete(tenantId, id, unit.nowMs)) throw notFound(`workload rule ${id}`);
+        if (!unit.tables.workloadRules.delete(tenantId, id, unit.nowMs)) throw notFound(`workload rule ${id}`);
       });
     },
 
     clear(tenantId: string): void {
-      units.atNow(tenantId, (unit) => store.workloadRules.clear(tenantId, unit.nowMs));
+      units.atNow(tenantId, (unit) => unit.tables.workloadRules.clear(tenantId, unit.nowMs));
     },
   };
 }

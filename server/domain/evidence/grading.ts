@@ -44,9 +44,9 @@ function derivedReceipts(
  * of the same snapshot. Call inside the workload's transaction.
  */
 export function gradingResults(deps: DomainContext, row: WorkloadRow, revision: number): RLGradingResults {
-  const plan = deps.store.grading.plan(row.id, revision);
+  const plan = deps.tables.grading.plan(row.id, revision);
   if (!plan) throw notFound(`grading plan revision ${revision} of workload ${row.id}`);
-  const receipts = deps.store.grading.receipts(row.id, revision) as RLGradingReceipt[];
+  const receipts = deps.tables.grading.receipts(row.id, revision) as RLGradingReceipt[];
   // Receipts that name another plan cannot be verified against this one (PUT grading-plan
   // can store such receipts on purpose): the contract's 500 for an unverifiable snapshot.
   const foreign = receipts.find((r) => r.plan_sha256 !== plan.planSha256);
@@ -72,24 +72,24 @@ export function gradingResults(deps: DomainContext, row: WorkloadRow, revision: 
  * trigger came). Call inside the workload's transaction.
  */
 export function putGradingPlan(
-  deps: Pick<DomainContext, 'store' | 'materialiser'>,
+  deps: Pick<DomainContext, 'tables' | 'materialiser'>,
   row: WorkloadRow,
   update: z.output<typeof GradingPlanUpdate>,
   nowMs: number,
 ): z.infer<typeof GradingPlanResult> {
-  const { store, materialiser } = deps;
+  const { tables, materialiser } = deps;
   const { spec } = materialiser.context(row);
   const { receipts: given, plan_sha256: planHash } = update;
   const revision = update.revision ?? row.revision;
   // The simulator grades revision 1 of a privately graded recipe run; it can have that back.
   const source = given ? 'given' : spec.privateGrading && revision === 1 ? 'simulated' : 'derived';
   const planSha256 = planHash ?? given?.[0]?.plan_sha256 ?? gradingPlanSha256(spec, revision);
-  const grading = store.grading;
+  const grading = tables.grading;
   grading.putPlan(row.id, { revision, planSha256, simulated: source === 'simulated', createdAtMs: nowMs });
   if (source === 'simulated') materialiser.restoreSimulatedReceipts(row);
   // Given receipts are all created now, so they list by attempt id; simulated ones were restored above.
   const receipts = given?.map((receipt) => ({ createdAtMs: nowMs, receipt }))
-    ?? (source === 'derived' ? derivedReceipts(spec, planSha256, store.rlEvents.phaseReports(row.id, 'evaluation')) : []);
+    ?? (source === 'derived' ? derivedReceipts(spec, planSha256, tables.rlEvents.phaseReports(row.id, 'evaluation')) : []);
   for (const r of receipts) grading.putReceipt(row.id, revision, r.receipt.attempt_id, r.createdAtMs, r.receipt);
   return { workload_id: row.id, revision, plan_sha256: planSha256, source, receipts: grading.receipts(row.id, revision) as RLGradingReceipt[] };
 }

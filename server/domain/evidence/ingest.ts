@@ -119,8 +119,8 @@ function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: readonl
     valid.push({ candidate: c, input: rlEventInput(target.stageId, target.generation, target.nowMs, parsed.data) });
   }
 
-  deps.store.runtime.appendLogs(row.id, lines, deps.config.maxLogBytesPerAttempt);
-  const outcomes = deps.store.rlEvents.append(row.id, valid.map((v) => v.input), deps.materialiser.bounds());
+  deps.tables.runtime.appendLogs(row.id, lines, deps.config.maxLogBytesPerAttempt);
+  const outcomes = deps.tables.rlEvents.append(row.id, valid.map((v) => v.input), deps.materialiser.bounds());
   const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
   outcomes.forEach((outcome, i) => {
     if (outcome !== 'changed' && outcome !== 'clash') return;
@@ -129,7 +129,7 @@ function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: readonl
     reject(c, error, `${whereOf(c)}: ${message}`);
   });
 
-  const counters = deps.store.rlEvents.counters(row.id);
+  const counters = deps.tables.rlEvents.counters(row.id);
   return {
     workload_id: row.id,
     stage_id: target.stageId,

@@ -38,7 +38,7 @@ const noMember = (workloadId: string, member: string) =>
  * the /_mock levers that put evidence in. Each method is one transaction on one workload.
  */
 export function createEvidenceService(deps: DomainContext) {
-  const { store, units } = deps;
+  const { tables, units } = deps;
   /** Materialises, so it writes: `fn` with the tenant's workload at its now, in one unit of work. */
   const materialisedRead = <T>(tenantId: string, id: string, fn: (row: WorkloadRow, unit: TenantUnit) => T): T =>
     units.atNow(tenantId, (unit) => fn(unit.workload(id), unit));
@@ -47,11 +47,11 @@ export function createEvidenceService(deps: DomainContext) {
     /** Up to `limit` RL events after the cursor `after`, keyset-paged. */
     eventPage(tenantId: string, id: string, after: string | undefined, limit: number): EventPage {
       return materialisedRead(tenantId, id, (row, unit) => {
-        const secret = cursorSecret(store, tenantId, CURSOR_SECRET);
+        const secret = cursorSecret(tables, tenantId, CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload');
         // One consistent snapshot: rows and counters read in the same transaction.
-        const rows = store.rlEvents.page(row.id, afterSeq, limit + 1);
-        const counters = store.rlEvents.counters(row.id);
+        const rows = unit.tables.rlEvents.page(row.id, afterSeq, limit + 1);
+        const counters = unit.tables.rlEvents.counters(row.id);
         const events = rows.slice(0, limit);
         const nextCursor = mintCursor(secret, row.id, events.length ? events[events.length - 1].seq : afterSeq);
         // After the page is read: a rule waiting for this read changes what the next one sees.
@@ -65,12 +65,12 @@ export function createEvidenceService(deps: DomainContext) {
       const { stage, generation, member } = query;
       return materialisedRead(tenantId, id, (row) => {
         if (member !== undefined) throw noMember(row.id, member);
-        const attempt = store.runtime.logAttempt(row.id, stage, generation);
+        const attempt = tables.runtime.logAttempt(row.id, stage, generation);
         if (!attempt) {
           const which = [stage && `stage ${stage}`, generation && `generation ${generation}`].filter(Boolean).join(', ');
           throw new DomainError('not_found', 'not_found', `workload ${row.id} has written no log${which ? ` for ${which}` : ''} yet`);
         }
-        return { attempt, lines: store.runtime.attemptLines(row.id, attempt.stageId, attempt.generation) };
+        return { attempt, lines: tables.runtime.attemptLines(row.id, attempt.stageId, attempt.generation) };
       });
     },
 
@@ -78,13 +78,13 @@ export function createEvidenceService(deps: DomainContext) {
     liveLog(tenantId: string, id: string, after: string | undefined, member: string | undefined): LogLinePage {
       return materialisedRead(tenantId, id, (row) => {
         if (member !== undefined) throw noMember(row.id, member);
-        const secret = cursorSecret(store, tenantId, LOG_CURSOR_SECRET);
+        const secret = cursorSecret(tables, tenantId, LOG_CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload\'s log');
-        const lines = store.runtime.logs(row.id, afterSeq, LIVE_PAGE_LINES);
+        const lines = tables.runtime.logs(row.id, afterSeq, LIVE_PAGE_LINES);
         return {
           lines,
           nextCursor: mintCursor(secret, row.id, lines.length ? lines[lines.length - 1].seq : afterSeq),
-          truncated: store.runtime.logsTruncated(row.id),
+          truncated: tables.runtime.logsTruncated(row.id),
         };
       });
     },
@@ -93,7 +93,7 @@ export function createEvidenceService(deps: DomainContext) {
       materialisedRead(tenantId, id, (row) => gradingResults(deps, row, revision)),
 
     summary: (tenantId: string, id: string) =>
-      materialisedRead(tenantId, id, (row) => summarise(row.id, store.rlEvents.reports(row.id), store.rlEvents.counters(row.id))),
+      materialisedRead(tenantId, id, (row) => summarise(row.id, tables.rlEvents.reports(row.id), tables.rlEvents.counters(row.id))),
 
     /** Application-reported events, as the runner takes them from a workload's output. */
     ingest(tenantId: string, id: string, body: IngestJson | string | undefined, query: IngestQuery) {

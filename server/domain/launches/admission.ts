@@ -22,7 +22,7 @@ function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefi
 }
 
 export function recipeAvailability(deps: DomainContext, tenantId: string, recipe: CatalogRecipe): Availability {
-  return availabilityOf(recipe, deps.store.admission.overrides(tenantId)[recipe.id]);
+  return availabilityOf(recipe, deps.tables.admission.overrides(tenantId)[recipe.id]);
 }
 
 /**
@@ -30,18 +30,18 @@ export function recipeAvailability(deps: DomainContext, tenantId: string, recipe
  * set them; the caller's transaction holds them.
  */
 export function setRecipeOverride(deps: DomainContext, tenantId: string, recipeId: string, update: z.output<typeof RecipeOverrideUpdate>): void {
-  deps.store.admission.setOverride(tenantId, recipeId, { available: update.available, unavailableReason: update.unavailable_reason ?? null });
+  deps.tables.admission.setOverride(tenantId, recipeId, { available: update.available, unavailableReason: update.unavailable_reason ?? null });
 }
 
 export function setBudget(deps: DomainContext, tenantId: string, update: z.output<typeof BudgetUpdate>): Budget {
   const budget = { monthlySpendCapUsd: update.monthly_spend_cap_usd, monthToDateUsd: update.month_to_date_usd ?? 0 };
-  deps.store.admission.setBudget(tenantId, budget);
+  deps.tables.admission.setBudget(tenantId, budget);
   return budget;
 }
 
 /** Every catalog recipe's availability for the tenant, in catalog order, from one read. */
 export function catalogAvailability(deps: DomainContext, tenantId: string): Availability[] {
-  const overrides = deps.store.admission.overrides(tenantId);
+  const overrides = deps.tables.admission.overrides(tenantId);
   return deps.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides[recipe.id]));
 }
 
@@ -51,9 +51,18 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * A budgeted tenant's headroom counts what every running workload has spent by now: they are
  * brought up to now in slices before the admission's unit, the other tenants' requests running
  * between them, so that unit (one transaction) has only what fell due since to write.
+ *
+ * Materialising every workload is the price, and it stays: spend by now is each run's timeline
+ * read at now, with the workload rules due by then applied (a recovery or a failure changes the
+ * timeline, and applies only by writing its intervention), so a read-only sum would need every
+ * row and its run anyway, and the rules a second time, read-only. Measured over `:memory:` (a
+ * script of domain calls, 20 launches after one warm-up, medians): a budgeted tenant's launch took
+ * 3.4 ms with 221 unsettled workloads and 15.0 ms with 1,021, against 0.2 ms without a budget,
+ * the same whether the clock moved 5 s between launches or not at all, so the cost is reading
+ * the rows (about 15 µs each over the two passes), not simulating.
  */
 export async function budgetReady(deps: DomainContext, tenantId: string): Promise<void> {
-  if (deps.store.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
+  if (deps.tables.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
 }
 
 /**
@@ -62,12 +71,12 @@ export async function budgetReady(deps: DomainContext, tenantId: string): Promis
  * figure plus what ended workloads spent) − what running workloads spent − what they are still
  * expected to spend.
  */
-export function budgetRefusal(deps: DomainContext, unit: TenantUnit, estimatedCostUsd: number): DomainError | undefined {
-  const budget = deps.store.admission.budget(unit.tenantId);
+export function budgetRefusal(unit: TenantUnit, estimatedCostUsd: number): DomainError | undefined {
+  const budget = unit.tables.admission.budget(unit.tenantId);
   if (!budget) return undefined;
   // The headroom counts what running workloads have spent by now.
   unit.materialiseEveryWorkload();
-  const use = deps.store.admission.usage(unit.tenantId);
+  const use = unit.tables.admission.usage(unit.tenantId);
   const monthToDate = budget.monthToDateUsd + use.settledUsd;
   const headroom = budget.monthlySpendCapUsd - monthToDate - use.accruingUsd - use.inFlightCommittedUsd;
   if (estimatedCostUsd <= headroom) return undefined;

@@ -137,10 +137,10 @@ export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, paylo
   const id = newWorkloadId();
   const spec = customSpec(payload, id, nowMs, Math.min(options.runSeconds ?? runSeconds(payload), MAX_CUSTOM_RUN_SECONDS));
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
-  const refusal = budgetRefusal(deps, unit, estimatedCostUsd);
+  const refusal = budgetRefusal(unit, estimatedCostUsd);
   if (refusal) throw refusal;
-  insertWorkload(deps, tenantId, { id, kind: 'custom', origin: options.example ? 'example' : 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
-  holdAssets(deps, id, assetIds);
-  bindWorkloadConnection(deps, tenantId, id, payload);
+  insertWorkload(unit, { id, kind: 'custom', origin: options.example ? 'example' : 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
+  holdAssets(unit, id, assetIds);
+  bindWorkloadConnection(deps, unit, id, payload);
   return id;
 }

@@ -155,7 +155,7 @@ export function previewRun(deps: DomainContext, unit: TenantUnit, request: Reque
     };
   } else {
     const e = estimateRun(specFor(run, 'preview', nowMs));
-    const refusal = budgetRefusal(deps, unit, e.computeCostUsd.high);
+    const refusal = budgetRefusal(unit, e.computeCostUsd.high);
     if (refusal) blocking.push(`budget_exceeded: ${refusal.message}`);
     estimate = {
       status: 'estimated',
@@ -172,7 +172,7 @@ export function previewRun(deps: DomainContext, unit: TenantUnit, request: Reque
   const launchable = blocking.length === 0;
   const token = launchable ? deps.reviews.sign(tenantId, run.configurationJson, recipe) : '';
   // Only with the lever on does a preview write: it remembers when its review stops being valid.
-  if (token && deps.store.levers.levers(tenantId).reviewExpiry) deps.store.levers.rememberReview(tenantId, token, nowMs + ESTIMATE_VALID_MS);
+  if (token && unit.tables.levers.levers(tenantId).reviewExpiry) unit.tables.levers.rememberReview(tenantId, token, nowMs + ESTIMATE_VALID_MS);
   return {
     recipe: Catalog.descriptor(recipe, availability.available, availability.reason),
     configuration: c,
@@ -239,8 +239,8 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
       'the configuration, the recipe or its runtime changed since this review token was issued; preview again and launch with the new review_token',
     );
   }
-  const levers = deps.store.levers.levers(tenantId);
-  const validUntilMs = levers.reviewExpiry ? deps.store.levers.reviewValidUntil(tenantId, token) : null;
+  const levers = unit.tables.levers.levers(tenantId);
+  const validUntilMs = levers.reviewExpiry ? unit.tables.levers.reviewValidUntil(tenantId, token) : null;
   if (validUntilMs !== null && nowMs > validUntilMs) {
     throw new DomainError(
       'conflict',
@@ -253,12 +253,12 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
     throw new DomainError('unavailable', 'rl_unavailable', `managed launches of "${run.recipe.id}" are paused: ${availability.reason}`);
   }
   const workload = recipeWorkload(run, body, requestSha256, newWorkloadId(), nowMs, levers.unrecoverableErrorRate);
-  const refusal = budgetRefusal(deps, unit, workload.estimatedCostUsd);
+  const refusal = budgetRefusal(unit, workload.estimatedCostUsd);
   if (refusal) throw refusal;
-  insertWorkload(deps, tenantId, workload);
+  insertWorkload(unit, workload);
   // Recipes with private grading admit a plan for revision 1; the materialiser fills its receipts.
   if (run.recipe.private_grading) {
-    deps.store.grading.addPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
+    unit.tables.grading.addPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
   }
   return workload.id;
 }

@@ -23,8 +23,8 @@ const secretNotFound = (name: string) =>
  * Secrets: write-only, versioned per name, each operation one transaction. The value is checked
  * and then dropped: it is stored nowhere (migration 010), so nothing can ever show it.
  */
-export function createSecretService(deps: DomainContext) {
-  const { store, units } = deps;
+export function createSecretService(deps: Pick<DomainContext, 'units' | 'committed'>) {
+  const { committed, units } = deps;
   return {
     /** POST /v1/secrets: a new secret at version 1, or the next version of the name's. */
     put(tenantId: string, body: SecretWrite): SecretRow {
@@ -35,32 +35,32 @@ export function createSecretService(deps: DomainContext) {
       if (body.value.includes('\0')) {
         throw new DomainError('invalid', 'invalid_secret_value', `the value of ${body.name} contains a NUL character`, { fix: 'remove NUL characters from the value' });
       }
-      return units.atNow(tenantId, ({ nowMs }) => {
-        const existing = store.secrets.byName(tenantId, body.name);
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
+        const existing = tables.secrets.byName(tenantId, body.name);
         if (existing) {
-          store.secrets.bump(existing.id, nowMs);
+          tables.secrets.bump(existing.id, nowMs);
           return { ...existing, version: existing.version + 1, createdAtMs: nowMs };
         }
-        if (store.secrets.count(tenantId) >= MAX_SECRETS) {
+        if (tables.secrets.count(tenantId) >= MAX_SECRETS) {
           throw new DomainError('invalid', 'secret_limit_reached', `this tenant already has ${MAX_SECRETS} secrets`, { fix: 'delete a secret you no longer use (DELETE /v1/secrets/{name}), then put this one' });
         }
         const row: SecretRow = { id: newSecretId(), tenantId, name: body.name, version: 1, createdAtMs: nowMs };
-        store.secrets.insert(row);
+        tables.secrets.insert(row);
         return row;
       });
     },
 
     list(tenantId: string): SecretRow[] {
-      return store.secrets.list(tenantId);
+      return committed.secrets.list(tenantId);
     },
 
     /** DELETE /v1/secrets/{name}: connections that pin it can no longer be used. */
     delete(tenantId: string, name: string): void {
       if (name.startsWith(RESERVED_PREFIX)) throw reservedName(name);
-      units.atNow(tenantId, () => {
-        const row = store.secrets.byName(tenantId, name);
+      units.atNow(tenantId, ({ tables }) => {
+        const row = tables.secrets.byName(tenantId, name);
         if (!row) throw secretNotFound(name);
-        store.secrets.remove(row.id);
+        tables.secrets.remove(row.id);
       });
     },
   };

@@ -4,6 +4,7 @@ import { SNAPSHOT_TABLES, SnapshotRowError, type HeldSubstitutes, type SnapshotR
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { badRequest, DomainError } from '../errors.js';
 import { regularFileBlocks } from '../json-file.js';
 import { createSnapshotChecks, type CheckSettings, type SnapshotChecks } from './checks.js';
@@ -39,7 +40,7 @@ interface Checked {
   bytes: Buffer;
   spooled: SpooledSnapshot;
   /**
-   * Its rows as the store holds them too (store.snapshot.hold), and per table and column the
+   * Its rows as the store holds them too (TenantUnit.holdSnapshot), and per table and column the
    * texts a fork can change (forkCanChange): a restore copies the rest as they are.
    */
   held?: { id: number; forkable: Map<SnapshotTable, Map<string, Set<string>>> };
@@ -155,7 +156,7 @@ function restoreChecks(settings: CheckSettings) {
  * tenant's state or changes nothing.
  */
 export function createSnapshotService(deps: DomainContext) {
-  const { store, units, clock } = deps;
+  const { units, clock } = deps;
   /**
    * The last document read whose checks passed, while it is small enough to hold (HELD_CHARS): a
    * baseline forked into tenant after tenant sends the same bytes each time, which then skip the
@@ -188,9 +189,9 @@ export function createSnapshotService(deps: DomainContext) {
    * already, and answers what its copy into the tenant substitutes, by `fork`. A table where a
    * text's fork depends on its row is left out, and so inserted row by row, forked as it goes.
    */
-  const heldCopy = (kept: Checked, fork: SnapshotFork | undefined) => {
+  const heldCopy = (unit: TenantUnit, kept: Checked, fork: SnapshotFork | undefined) => {
     let held = kept.held;
-    if (!held || !store.snapshot.holds(held.id)) {
+    if (!held || !unit.holdsSnapshot(held.id)) {
       const canChange = forkCanChange(upgradeSnapshot(kept.spooled.head).tenant.id);
       const forkable = new Map<SnapshotTable, Map<string, Set<string>>>();
       const noted = (table: SnapshotTable) => function* () {
@@ -209,7 +210,7 @@ export function createSnapshotService(deps: DomainContext) {
         }
       }();
       const rows = Object.fromEntries(TABLES.map((table) => [table, noted(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
-      held = { id: store.snapshot.hold(SNAPSHOT_COLUMNS, rows), forkable };
+      held = { id: unit.holdSnapshot(SNAPSHOT_COLUMNS, rows), forkable };
     }
     const substitutes: HeldSubstitutes = {};
     for (const table of TABLES) {
@@ -247,11 +248,11 @@ export function createSnapshotService(deps: DomainContext) {
           version: SNAPSHOT_VERSION,
           created_at: isoTime(clock.wallNow()),
           mock_version: packageVersion(),
-          tenant: { clock: { mode, scale, now_ms: unit.nowMs }, id: tenantId, cursor_key: store.tenants.cursorKey(tenantId) },
+          tenant: { clock: { mode, scale, now_ms: unit.nowMs }, id: tenantId, cursor_key: unit.tables.tenants.cursorKey(tenantId) },
         };
       });
       // In the same turn as the unit above, so nothing commits in between: the rows are the state it read.
-      const reader = store.snapshot.openReader(tenantId);
+      const reader = deps.snapshots.openReader(tenantId);
       return { head, tables: () => reader.tables(), close: () => reader.close() };
     },
 
@@ -286,15 +287,15 @@ export function createSnapshotService(deps: DomainContext) {
         };
         const tables = Object.fromEntries(TABLES.map((table) => [table, rowsOf(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
         const restored = units.atNow(tenantId, (unit) => {
-          store.reset.deleteTenantData(tenantId);
+          unit.deleteTenantData();
           const { clock: saved } = current.tenant;
           unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
-          store.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
+          unit.tables.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
           try {
-            if (!kept) return store.snapshot.insert(tenantId, SNAPSHOT_COLUMNS, tables);
-            const { held, substitutes } = heldCopy(kept, fork);
+            if (!kept) return unit.insertSnapshot(SNAPSHOT_COLUMNS, tables);
+            const { held, substitutes } = heldCopy(unit, kept, fork);
             heldNow = held;
-            return store.snapshot.insert(tenantId, SNAPSHOT_COLUMNS, tables, { id: held.id, substitutes });
+            return unit.insertSnapshot(SNAPSHOT_COLUMNS, tables, { id: held.id, substitutes });
           } catch (err) {
             if (!(err instanceof SnapshotRowError)) throw err;
             const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');
@@ -305,7 +306,7 @@ export function createSnapshotService(deps: DomainContext) {
         // Committed: the rows held in this unit stay held.
         if (kept) kept.held = heldNow;
         // Megabytes of WAL: copied by the checkpointer's thread now, not inside some later commit.
-        store.checkpointSoon();
+        deps.snapshots.checkpointSoon();
         return restored;
       } finally {
         if (!kept) spooled.remove();

@@ -68,7 +68,7 @@ function connectionError(err: unknown): string {
  * bounded by --webhook-timeout-ms and by the in-flight limits.
  */
 export function createDeliveryWorker(deps: DomainContext) {
-  const { store, clock, config, units } = deps;
+  const { tables, clock, config, units } = deps;
   const inFlight = new Map<number, { tenantId: string; done: Promise<void> }>();
   const busyWorkloads = new Set<string>();
   /** Attempts in flight by tenant; a tenant with none has no entry. */
@@ -153,13 +153,13 @@ export function createDeliveryWorker(deps: DomainContext) {
       if (nowMs === undefined) now.set(tenantId, (nowMs = clock.nowMs(tenantId)));
       return nowMs;
     };
-    ready = launchAll(store.webhooks.heads().filter((h) => !inFlight.has(h.seq) && h.dueAtMs <= nowOf(h.tenantId)));
+    ready = launchAll(tables.webhooks.heads().filter((h) => !inFlight.has(h.seq) && h.dueAtMs <= nowOf(h.tenantId)));
   }
 
   /** After an attempt of `workloadId`: its next delivery if due, then what the scan held back. */
   function next(workloadId: string): void {
     if (stopped.signal.aborted) return;
-    const head = store.webhooks.head(workloadId);
+    const head = tables.webhooks.head(workloadId);
     if (head && !inFlight.has(head.seq) && head.dueAtMs <= clock.nowMs(head.tenantId)) ready.push(head);
     ready = launchAll(ready.filter((h) => !inFlight.has(h.seq)));
   }
@@ -182,14 +182,14 @@ export function createDeliveryWorker(deps: DomainContext) {
 
   async function attempt(head: DeliveryHead): Promise<void> {
     const { seq } = head;
-    const d = store.webhooks.delivery(seq);
+    const d = tables.webhooks.delivery(seq);
     // Held back by the limits, it may have been tried and rescheduled meanwhile, or a
     // redelivery of an older one of its workload may now go first.
-    if (d?.state !== 'pending' || d.dueAtMs! > clock.nowMs(d.tenantId) || store.webhooks.head(head.workloadId)?.seq !== seq) return;
-    const hook = store.webhooks.get(d.tenantId);
+    if (d?.state !== 'pending' || d.dueAtMs! > clock.nowMs(d.tenantId) || tables.webhooks.head(head.workloadId)?.seq !== seq) return;
+    const hook = tables.webhooks.get(d.tenantId);
     const refused = !hook?.enabled ? 'no webhook is configured any more' : refusedWebhookUrl(hook.url, config);
     if (refused !== undefined || !hook) {
-      units.atNow(d.tenantId, () => store.webhooks.fail(seq, refused ?? 'no webhook is configured any more'));
+      units.atNow(d.tenantId, ({ tables }) => tables.webhooks.fail(seq, refused ?? 'no webhook is configured any more'));
       return;
     }
     const wallMs = clock.wallNow();
@@ -198,13 +198,13 @@ export function createDeliveryWorker(deps: DomainContext) {
     // Shutting down: not recorded, so the next start sends it again.
     if (!outcome) return;
     const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
-    const settled = units.atNow(d.tenantId, ({ nowMs: atMs }) => {
-      const current = store.webhooks.delivery(seq);
+    const settled = units.atNow(d.tenantId, ({ nowMs: atMs, tables }) => {
+      const current = tables.webhooks.delivery(seq);
       if (current?.state !== 'pending') return undefined;
       const retryAfter = delivered(outcome) ? undefined : RETRY_AFTER_MS[current.tries];
       const nextRetryAtMs = retryAfter === undefined ? null : atMs + retryAfter;
       const state = delivered(outcome) ? 'delivered' : nextRetryAtMs === null ? 'failed' : 'pending';
-      store.webhooks.settle({ deliverySeq: seq, url: hook.url, wallMs, atMs, latencyMs, nextRetryAtMs, ...outcome }, state, nextRetryAtMs);
+      tables.webhooks.settle({ deliverySeq: seq, url: hook.url, wallMs, atMs, latencyMs, nextRetryAtMs, ...outcome }, state, nextRetryAtMs);
       return state;
     });
     log.debug(
@@ -260,9 +260,9 @@ export function createDeliveryWorker(deps: DomainContext) {
    * materialises. The rows are those any read would write.
    */
   async function materialiseRealtimeTenants(): Promise<void> {
-    for (const tenantId of store.webhooks.enabledTenants()) {
+    for (const tenantId of tables.webhooks.enabledTenants()) {
       if (stopped.signal.aborted) return;
-      if (clock.view(tenantId).mode !== 'realtime' || !store.workloads.hasUnsettled(tenantId)) continue;
+      if (clock.view(tenantId).mode !== 'realtime' || !tables.workloads.hasUnsettled(tenantId)) continue;
       await units.everyWorkloadInSlices(tenantId);
     }
   }
@@ -290,7 +290,7 @@ export function createDeliveryWorker(deps: DomainContext) {
   /** Due head deliveries of the tenant, by its clock. */
   function dueCount(tenantId: string): number {
     const nowMs = clock.nowMs(tenantId);
-    return store.webhooks.heads(tenantId).filter((h) => h.dueAtMs <= nowMs).length;
+    return tables.webhooks.heads(tenantId).filter((h) => h.dueAtMs <= nowMs).length;
   }
 
   return {
@@ -301,7 +301,7 @@ export function createDeliveryWorker(deps: DomainContext) {
       if (started) return;
       started = true;
       log = logger;
-      store.webhooks.onEnqueue(nudge);
+      tables.webhooks.onEnqueue(nudge);
       timer = setInterval(tick, POLL_MS);
       timer.unref();
       nudge();
@@ -320,7 +320,7 @@ export function createDeliveryWorker(deps: DomainContext) {
      * a workload, a retry of a realtime clock), within FLUSH_LIMIT_MS.
      */
     async flush(tenantId: string): Promise<{ due: number; pending: number }> {
-      if (store.webhooks.get(tenantId)?.enabled) await units.everyWorkloadInSlices(tenantId);
+      if (tables.webhooks.get(tenantId)?.enabled) await units.everyWorkloadInSlices(tenantId);
       const deadline = performance.now() + FLUSH_LIMIT_MS;
       for (;;) {
         pass();
@@ -328,7 +328,7 @@ export function createDeliveryWorker(deps: DomainContext) {
         const mine = all.filter((f) => f.tenantId === tenantId);
         const due = dueCount(tenantId);
         if (due === 0 || stopped.signal.aborted || performance.now() >= deadline) {
-          return { due, pending: store.webhooks.pending(tenantId) - due };
+          return { due, pending: tables.webhooks.pending(tenantId) - due };
         }
         // Its own attempts, or a slot others hold; with neither, one fell due after the pass
         // looked, and the next pass (a turn later, never a busy loop) starts it.

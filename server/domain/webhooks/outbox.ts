@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Workload } from '../../../openapi/workloads.js';
-import type { Store } from '../../../store/index.js';
+import type { Tables } from '../unit-of-work.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { stateAt } from '../../simulator/index.js';
 import { isoTime } from '../clock.js';
@@ -16,9 +16,9 @@ import { workloadView } from '../workloads/view.js';
  * (the row as it would have been materialised then), encoded by the Workload schema as the
  * route's serialiser does. A step that jumps over several statuses delivers each of them.
  */
-export function enqueueStatusChanges(store: Store, row: WorkloadRow, run: RunContext, items: readonly StatusItem[]): void {
+export function enqueueStatusChanges(tables: Tables, row: WorkloadRow, run: RunContext, items: readonly StatusItem[]): void {
   if (items.length === 0) return;
-  const hook = store.webhooks.get(row.tenantId);
+  const hook = tables.webhooks.get(row.tenantId);
   if (!hook?.enabled) return;
   for (const item of items) {
     if (item.atMs < hook.sinceMs) continue;
@@ -34,6 +34,6 @@ export function enqueueStatusChanges(store: Store, row: WorkloadRow, run: RunCon
     const type = `workload.${item.status}`;
     const id = webhookMessageId(row.id, type, item.atMs);
     const body = JSON.stringify({ type, id, created_at: isoTime(item.atMs), data: z.encode(Workload, workloadView(then, run)) });
-    store.webhooks.enqueue({ id, tenantId: row.tenantId, workloadId: row.id, type, body, createdAtMs: item.atMs, dueAtMs: item.atMs });
+    tables.webhooks.enqueue({ id, tenantId: row.tenantId, workloadId: row.id, type, body, createdAtMs: item.atMs, dueAtMs: item.atMs });
   }
 }

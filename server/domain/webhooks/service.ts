@@ -17,10 +17,10 @@ export interface DeliveryRecord {
 
 /** The team webhook (PUT, GET, DELETE /v1/webhooks) and its deliveries (/_mock/webhooks). */
 export function createWebhookService(deps: DomainContext) {
-  const { store, units, config } = deps;
+  const { tables, units, config } = deps;
   const worker = createDeliveryWorker(deps);
   const records = (deliveries: DeliveryRow[]): DeliveryRecord[] => {
-    const attempts = store.webhooks.attempts(deliveries.map((d) => d.seq));
+    const attempts = tables.webhooks.attempts(deliveries.map((d) => d.seq));
     return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.seq)! }));
   };
 
@@ -33,44 +33,44 @@ export function createWebhookService(deps: DomainContext) {
     put(tenantId: string, input: WebhookInput): { url: string; secret: string; enabled: boolean } {
       const refused = refusedWebhookUrl(input.url, config);
       if (refused !== undefined) throw badRequest('webhook_url_not_allowed', refused);
-      return units.atNow(tenantId, ({ nowMs }) => {
-        const current = store.webhooks.get(tenantId);
+      return units.atNow(tenantId, ({ nowMs, tables }) => {
+        const current = tables.webhooks.get(tenantId);
         if (current?.enabled && current.url === input.url && (input.secret === undefined || input.secret === current.secret)) {
           return { url: current.url, secret: current.secret, enabled: true };
         }
         const secret = input.secret ?? newWebhookSecret();
-        store.webhooks.put({ tenantId, url: input.url, secret, enabled: true, sinceMs: current?.sinceMs ?? nowMs, updatedAtMs: nowMs });
+        tables.webhooks.put({ tenantId, url: input.url, secret, enabled: true, sinceMs: current?.sinceMs ?? nowMs, updatedAtMs: nowMs });
         return { url: input.url, secret, enabled: true };
       });
     },
 
     /** Never the secret. */
     get(tenantId: string): { url: string; enabled: boolean } {
-      const hook = store.webhooks.get(tenantId);
+      const hook = tables.webhooks.get(tenantId);
       if (!hook) throw new DomainError('not_found', 'not_found', 'no webhook is configured for this team: PUT /v1/webhooks sets one');
       return { url: hook.url, enabled: hook.enabled };
     },
 
     /** Harmless when none is set (the SDK retries it too); what was still pending will not be sent. */
     delete(tenantId: string): void {
-      units.atNow(tenantId, () => {
-        store.webhooks.delete(tenantId);
-        store.webhooks.failPending(tenantId, 'the webhook was deleted before this was delivered');
+      units.atNow(tenantId, ({ tables }) => {
+        tables.webhooks.delete(tenantId);
+        tables.webhooks.failPending(tenantId, 'the webhook was deleted before this was delivered');
       });
     },
 
     deliveries(tenantId: string, filter: DeliveryFilter): DeliveryRecord[] {
-      return records(store.webhooks.list(tenantId, filter));
+      return records(tables.webhooks.list(tenantId, filter));
     },
 
     /** Pending again, due now, with a fresh backoff schedule and the same webhook-id. */
     redeliver(tenantId: string, id: string): DeliveryRecord {
-      const delivery = units.atNow(tenantId, ({ nowMs }) => {
-        const found = store.webhooks.byId(tenantId, id);
+      const delivery = units.atNow(tenantId, ({ nowMs, tables }) => {
+        const found = tables.webhooks.byId(tenantId, id);
         if (!found) throw notFound(`webhook delivery ${id}`);
-        if (!store.webhooks.get(tenantId)?.enabled) throw conflict('webhook_not_configured', 'no webhook is configured to redeliver to: PUT /v1/webhooks sets one');
-        store.webhooks.redeliver(found.seq, nowMs);
-        return store.webhooks.delivery(found.seq)!;
+        if (!tables.webhooks.get(tenantId)?.enabled) throw conflict('webhook_not_configured', 'no webhook is configured to redeliver to: PUT /v1/webhooks sets one');
+        tables.webhooks.redeliver(found.seq, nowMs);
+        return tables.webhooks.delivery(found.seq)!;
       });
       worker.nudge();
       return records([delivery])[0];

@@ -23,7 +23,7 @@ const refuse = (row: WorkloadRow, what: string) =>
  * a test could have asked for at that moment. A state that forbids it is a 409 DomainError, thrown
  * before anything is written. Answers the row after it.
  */
-export function intervene(deps: Pick<DomainContext, 'store' | 'materialiser'>, unit: TenantUnit, row: WorkloadRow, action: RuleAction, origin: InterventionOrigin): WorkloadRow {
+export function intervene(deps: Pick<DomainContext, 'tables' | 'materialiser'>, unit: TenantUnit, row: WorkloadRow, action: RuleAction, origin: InterventionOrigin): WorkloadRow {
   const marked = origin.rule === undefined ? {} : { rule: origin.rule };
   switch (action.type) {
     case 'recover':
@@ -37,8 +37,8 @@ export function intervene(deps: Pick<DomainContext, 'store' | 'materialiser'>, u
       });
     case 'drop_events':
       // The run goes on unchanged: only the evidence counters move.
-      deps.store.runtime.addIntervention(row.id, origin.afterMs, 'drop_events', { count: action.count, ...marked });
-      deps.store.rlEvents.drop(row.id, action.count);
+      unit.tables.runtime.addIntervention(row.id, origin.afterMs, 'drop_events', { count: action.count, ...marked });
+      unit.tables.rlEvents.drop(row.id, action.count);
       return row;
     case 'grading_plan': {
       const { type: _type, ...update } = action;

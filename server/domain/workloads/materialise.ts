@@ -4,7 +4,7 @@ import type { InterventionRow, LogInput } from '../../../store/workload-runtime.
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { rlEventLine, simulate, stateAt, type Timeline } from '../../simulator/index.js';
 import { FIRST_GENERATION, type Intervention, type SimRLEvent, type SimReceipt, type SimSpec, type TimelineItem } from '../../simulator/types.js';
-import type { Store } from '../../../store/index.js';
+import type { Tables } from '../unit-of-work.js';
 import type { Config } from '../../config.js';
 import { canonicalJsonOf } from '../canonical.js';
 
@@ -93,7 +93,7 @@ export class Materialiser {
   private readonly cache = new Map<string, RunContext>();
   private readonly ends = new Map<string, RunEnd>();
 
-  constructor(private readonly deps: { store: Store; config: Config }) {}
+  constructor(private readonly deps: { tables: Tables; config: Config }) {}
 
   bounds(): EventBounds {
     return {
@@ -119,7 +119,7 @@ export class Materialiser {
 
   /** The workload's interventions and the key of its simulation: its id and their content. */
   private interventionsOf(row: WorkloadRow) {
-    const rows = this.deps.store.runtime.interventions(row.id);
+    const rows = this.deps.tables.runtime.interventions(row.id);
     // Keyed by content, not by the last row id: SQLite reuses the id of a rolled-back insert.
     return { rows, key: `${row.id}:${rows.map((r) => `${r.seq},${r.atMs},${r.kind},${r.args}`).join(';')}` };
   }
@@ -144,14 +144,14 @@ export class Materialiser {
     if (row.settled || nowMs <= row.materialisedToMs) return { row, run: undefined, passed: UNCHANGED };
     const ctx = this.context(row);
     const { items } = ctx.timeline;
-    const store = this.deps.store;
+    const tables = this.deps.tables;
     const from = firstAfter(items, row.materialisedToMs);
     const to = firstAfter(items, nowMs);
-    const plan = ctx.spec.privateGrading ? store.grading.plan(row.id, 1) : undefined;
+    const plan = ctx.spec.privateGrading ? tables.grading.plan(row.id, 1) : undefined;
     let generation = row.generation;
     let batch: RLEventInput[] = [];
     const flush = () => {
-      if (batch.length) store.rlEvents.append(row.id, batch, this.bounds());
+      if (batch.length) tables.rlEvents.append(row.id, batch, this.bounds());
       batch = [];
     };
     const logs: LogInput[] = [];
@@ -170,7 +170,7 @@ export class Materialiser {
           }
           break;
         case 'lifecycle':
-          store.runtime.addEvent(row.id, item.eventId, item.eventType, item.payload, item.atMs);
+          tables.runtime.addEvent(row.id, item.eventId, item.eventType, item.payload, item.atMs);
           break;
         case 'rl_event':
           // Checked like an ingested event: pages send stored text without encoding it again.
@@ -186,7 +186,7 @@ export class Materialiser {
       }
     }
     flush();
-    if (logs.length) store.runtime.appendLogs(row.id, logs, this.deps.config.maxLogBytesPerAttempt);
+    if (logs.length) tables.runtime.appendLogs(row.id, logs, this.deps.config.maxLogBytesPerAttempt);
     this.putReceipts(row.id, receipts);
 
     const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
@@ -199,7 +199,7 @@ export class Materialiser {
       materialisedToMs: nowMs,
       settled: state.terminal && nowMs >= lastAtMs ? 1 : 0,
     };
-    store.workloads.saveState(row.id, next);
+    tables.workloads.saveState(row.id, next);
     return { row: { ...row, ...next }, run: ctx, passed: statuses };
   }
 
@@ -212,7 +212,7 @@ export class Materialiser {
   private putReceipts(workloadId: string, items: readonly ReceiptItem[]): void {
     const latest = new Map<string, { atMs: number; receipt: SimReceipt }>();
     for (const { atMs, receipt } of items) latest.set(receipt.attempt_id, { atMs: latest.get(receipt.attempt_id)?.atMs ?? atMs, receipt });
-    for (const [attemptId, r] of latest) this.deps.store.grading.putReceipt(workloadId, 1, attemptId, r.atMs, r.receipt);
+    for (const [attemptId, r] of latest) this.deps.tables.grading.putReceipt(workloadId, 1, attemptId, r.atMs, r.receipt);
   }
 
   /**
@@ -237,13 +237,13 @@ export class Materialiser {
     const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover' && !ignored.has(i));
     const cause = recoveries[generation - FIRST_GENERATION - 1];
     if (!cause || cause.replayLast <= 0) return;
-    const previous = this.deps.store.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
-    this.deps.store.runtime.appendLogs(
+    const previous = this.deps.tables.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
+    this.deps.tables.runtime.appendLogs(
       workloadId,
       previous.map((e) => ({ stageId: e.stageId, generation, atMs, line: rlEventLine(JSON.parse(e.event)) })),
       this.deps.config.maxLogBytesPerAttempt,
     );
-    this.deps.store.rlEvents.append(
+    this.deps.tables.rlEvents.append(
       workloadId,
       previous.map((e) => ({ ...e, generation, receivedAtMs: atMs })),
       this.bounds(),

@@ -1,5 +1,5 @@
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
-import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { bindRules } from './rules.js';
 
 export interface NewWorkload {
@@ -14,10 +14,10 @@ export interface NewWorkload {
 }
 
 /** Stores an admitted workload in `accepted`; call inside the admitting transaction. */
-export function insertWorkload(deps: DomainContext, tenantId: string, w: NewWorkload): void {
-  deps.store.workloads.insert({
+export function insertWorkload(unit: TenantUnit, w: NewWorkload): void {
+  unit.tables.workloads.insert({
     id: w.id,
-    tenantId,
+    tenantId: unit.tenantId,
     kind: w.kind,
     name: w.name,
     payload: JSON.stringify(w.payload),
@@ -33,7 +33,7 @@ export function insertWorkload(deps: DomainContext, tenantId: string, w: NewWork
     generation: FIRST_GENERATION,
     settled: 0,
   });
-  bindRules(deps, tenantId, w);
+  bindRules(unit, w);
 }
 
 export const submitResult = (id: string) => ({ id, workload_id: id, status: 'accepted', revision: 1 });

@@ -22,7 +22,7 @@ export interface DueRule {
   never?: string;
 }
 
-type Deps = Pick<DomainContext, 'store' | 'materialiser'>;
+type Deps = Pick<DomainContext, 'tables' | 'materialiser'>;
 
 /** The facts a rule's `match` names, of a workload being admitted. */
 function factsOf(w: NewWorkload): Record<string, string | undefined> {
@@ -35,17 +35,18 @@ function factsOf(w: NewWorkload): Record<string, string | undefined> {
  * matching, when the rule names one), in the admitting transaction: later rules leave it as it
  * was admitted (deleting this one ends it, if it has not applied yet).
  */
-export function bindRules(deps: Deps, tenantId: string, w: NewWorkload): void {
-  const rules = deps.store.workloadRules.list(tenantId);
+export function bindRules(unit: TenantUnit, w: NewWorkload): void {
+  const { tables, tenantId } = unit;
+  const rules = tables.workloadRules.list(tenantId);
   if (rules.length === 0) return;
   const facts = factsOf(w);
   let position = 0;
   for (const rule of rules) {
     const { nth, ...match } = JSON.parse(rule.match) as Record<string, string> & { nth?: number };
     if (!Object.entries(match).every(([field, wanted]) => facts[field] === wanted)) continue;
-    const matched = deps.store.workloadRules.countMatch(tenantId, rule.seq);
+    const matched = tables.workloadRules.countMatch(tenantId, rule.seq);
     if (nth !== undefined && matched !== nth) continue;
-    deps.store.workloadRules.bind({ tenantId, workloadId: w.id, ruleId: rule.id, position: position++, at: rule.at, action: rule.action });
+    tables.workloadRules.bind({ tenantId, workloadId: w.id, ruleId: rule.id, position: position++, at: rule.at, action: rule.action });
   }
 }
 
@@ -108,8 +109,8 @@ export function nextDue(pending: readonly BindingRow[], timeline: Timeline): Due
  * without rules, which is nearly every one: it has no binding pending either.
  */
 export function dueRule(deps: Deps, row: WorkloadRow, nowMs: number): DueRule | undefined {
-  if (deps.store.workloadRules.list(row.tenantId).length === 0) return undefined;
-  const pending = deps.store.workloadRules.pending(row.id);
+  if (deps.tables.workloadRules.list(row.tenantId).length === 0) return undefined;
+  const pending = deps.tables.workloadRules.pending(row.id);
   if (pending.length === 0) return undefined;
   const due = nextDue(pending, deps.materialiser.context(row).timeline);
   return due && due.atMs <= nowMs ? due : undefined;
@@ -123,7 +124,7 @@ export function dueRule(deps: Deps, row: WorkloadRow, nowMs: number): DueRule | 
 export function applyRule(deps: Deps, unit: TenantUnit, row: WorkloadRow, { binding, atMs, never }: DueRule): WorkloadRow {
   const { ruleId } = binding;
   if (never) {
-    deps.store.workloadRules.settle(row.id, ruleId, 'skipped', atMs, never);
+    unit.tables.workloadRules.settle(row.id, ruleId, 'skipped', atMs, never);
     return row;
   }
   const actions = [JSON.parse(binding.action) as RuleAction | RuleAction[]].flat();
@@ -137,18 +138,18 @@ export function applyRule(deps: Deps, unit: TenantUnit, row: WorkloadRow, { bind
       refused.push(`${action.type}: ${err.message}`);
     }
   }
-  deps.store.workloadRules.settle(row.id, ruleId, refused.length === actions.length ? 'skipped' : 'applied', atMs, refused.join('; ') || null);
+  unit.tables.workloadRules.settle(row.id, ruleId, refused.length === actions.length ? 'skipped' : 'applied', atMs, refused.join('; ') || null);
   return current;
 }
 
 /** Counts a read of the workload's task events; a binding waiting for this read applies now. */
 export function countEventRead(deps: Deps, unit: TenantUnit, row: WorkloadRow): WorkloadRow {
-  if (deps.store.workloadRules.list(row.tenantId).length === 0) return row;
+  if (unit.tables.workloadRules.list(row.tenantId).length === 0) return row;
   let current = row;
-  for (const binding of deps.store.workloadRules.pending(row.id)) {
+  for (const binding of unit.tables.workloadRules.pending(row.id)) {
     const { reads } = JSON.parse(binding.at) as RuleTrigger;
     if (reads === undefined) continue;
-    deps.store.workloadRules.countRead(row.id, binding.ruleId);
+    unit.tables.workloadRules.countRead(row.id, binding.ruleId);
     if (binding.reads + 1 >= reads) current = applyRule(deps, unit, current, { binding, atMs: Math.max(unit.nowMs, current.materialisedToMs) });
   }
   return current;

@@ -62,7 +62,7 @@ const OUTPUT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/;
 
 /** Workloads: submit, read, list, cancel and their lifecycle events, each one transaction. */
 export function createWorkloadService(deps: DomainContext) {
-  const { store, clock, units } = deps;
+  const { tables, clock, units } = deps;
 
   /**
    * Materialises, so it writes: the tenant's workload brought up to its virtual now, then `fn`
@@ -87,7 +87,7 @@ export function createWorkloadService(deps: DomainContext) {
   function interveneNow(tenantId: string, id: string, action: RuleAction): Intervened {
     return units.atNow(tenantId, (unit) => {
       const row = intervene(deps, unit, unit.workload(id), action, { afterMs: unit.nowMs });
-      return { row, counters: store.rlEvents.counters(row.id) };
+      return { row, counters: unit.tables.rlEvents.counters(row.id) };
     });
   }
 
@@ -124,7 +124,7 @@ export function createWorkloadService(deps: DomainContext) {
       }
       const limit = rawLimit === undefined || rawLimit <= 0 || rawLimit > 100 ? 50 : rawLimit;
       return units.atNowUpToDate(tenantId, (unit) => {
-        const rows = store.workloads.list(tenantId, statusFilter(status), limit + 1, offset);
+        const rows = unit.tables.workloads.list(tenantId, statusFilter(status), limit + 1, offset);
         const workloads = rows.slice(0, limit).map((row) => {
           const run = unit.run(row);
           const state = stateAt(run.spec, run.interventions, row.materialisedToMs, run.timeline);
@@ -143,7 +143,7 @@ export function createWorkloadService(deps: DomainContext) {
 
     /** Lifecycle events after sequence id `after`, ascending, at most 100. */
     events(tenantId: string, id: string, after: number) {
-      return materialisedRead(tenantId, id, (row) => store.runtime.events(row.id, after, 100));
+      return materialisedRead(tenantId, id, (row) => tables.runtime.events(row.id, after, 100));
     },
 
     freeze: (tenantId: string, id: string) => requestFreezeChange(tenantId, id, 'freeze'),
