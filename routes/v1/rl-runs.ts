@@ -37,5 +37,5 @@ export default (async function rlRunRoutes(app) {
     },
     preValidation: keyBeforeBody,
   }, async (request, reply) =>
-    answerIdempotently(reply, launches.launch(request.tenant.id, request.headers['idempotency-key'], request.body)));
+    answerIdempotently(reply, launches.launch(request.tenant.id, request.headers['idempotency-key'], request.body, request.rawBody)));
 }) satisfies FastifyPluginAsyncZod;
