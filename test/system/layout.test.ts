@@ -194,7 +194,6 @@ const STILL_ON_TABLES = new Set([
   'server/domain/webhooks/service.ts',
   'server/domain/workloads/materialise.ts',
   'server/domain/workloads/rules.ts',
-  'server/domain/workloads/service.ts',
 ]);
 
 /**
