@@ -41,6 +41,11 @@ export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'onGroupComm
  */
 export interface CommittedReads {
   secrets: Pick<Tables['secrets'], 'list'>;
+  /**
+   * A tenant's recipe overrides, read outside a transaction so the tenant cache keeps them for the
+   * next list; whether it has a budget, before an admission's unit (budgetReady).
+   */
+  admission: Pick<Tables['admission'], 'overrides' | 'budget'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -65,7 +70,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
   const { register, ...tenantRows } = tenants;
   return {
     tables: { ...rest, tenants: tenantRows },
-    committed: { secrets: { list: rest.secrets.list } },
+    committed: { secrets: { list: rest.secrets.list }, admission: { overrides: rest.admission.overrides, budget: rest.admission.budget } },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },
     // Looked up per export, as the store's own method: a test replaces it to make a read fail.

@@ -173,6 +173,97 @@ t.test('the domain reaches tenant state only through the unit of work: no table 
   t.equal(check("import type { Db } from '../../../store/db.js';").length, 1, 'and the connection, whose transaction() opens one');
 });
 
+/**
+ * Domain modules that still reach the table stores other than through a unit: DomainContext.tables,
+ * or a `Tables` of their own deps. The list only shrinks (a module off it that reaches them again
+ * fails, and so does one on it that no longer does); when it is empty, `tables` leaves DomainContext.
+ */
+const STILL_ON_TABLES = new Set([
+  'server/domain/assets/service.ts',
+  'server/domain/assets/workloads.ts',
+  'server/domain/clock.ts',
+  'server/domain/compute/service.ts',
+  'server/domain/connections/service.ts',
+  'server/domain/control/faults.ts',
+  'server/domain/control/scenarios.ts',
+  'server/domain/control/service.ts',
+  'server/domain/control/tenants.ts',
+  'server/domain/control/workload-rules.ts',
+  'server/domain/keyed-admission.ts',
+  'server/domain/webhooks/delivery.ts',
+  'server/domain/webhooks/service.ts',
+  'server/domain/workloads/materialise.ts',
+  'server/domain/workloads/rules.ts',
+]);
+
+/**
+ * Where each domain file reaches a `Tables` (the table stores) as a member or a destructured name
+ * other than a unit's (TenantUnit.tables), resolved by TypeScript's checker, not by the text: a
+ * Pick of the context, a deps type of the module's own and a renamed binding all resolve to it.
+ */
+function tablesReaches(paths: string[]): Map<string, string[]> {
+  const root = packageRoot();
+  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+  const host = ts.createCompilerHost(config.options);
+  // A probe's text, or a source as the test holds it, before the file on disk.
+  const held = (file: string) => SOURCES.get(relative(root, file));
+  const { readFile, fileExists } = host;
+  host.readFile = (file) => held(file) ?? readFile.call(host, file);
+  host.fileExists = (file) => held(file) !== undefined || fileExists.call(host, file);
+  const program = ts.createProgram(paths.map((p) => join(root, p)), { ...config.options, noEmit: true }, host);
+  const checker = program.getTypeChecker();
+  const isTables = (type: ts.Type) => type.aliasSymbol?.name === 'Tables' && type.aliasSymbol.declarations?.some((d) => d.getSourceFile().fileName.endsWith('server/domain/unit-of-work.ts'));
+  // A unit's own tables: the member TenantUnit declares.
+  const ofUnit = (symbol: ts.Symbol) => symbol.declarations?.every((d) => {
+    const owner = ts.isParameter(d) ? d.parent.parent : d.parent;
+    return ts.isClassDeclaration(owner) && owner.name?.text === 'TenantUnit';
+  });
+  const found = new Map<string, string[]>();
+  for (const path of paths) {
+    const file = program.getSourceFile(join(root, path))!;
+    const reaches: string[] = [];
+    const check = (symbol: ts.Symbol | undefined, at: ts.Node) => {
+      if (!symbol || ofUnit(symbol) || !isTables(checker.getTypeOfSymbolAtLocation(symbol, at))) return;
+      reaches.push(`${path}:${file.getLineAndCharacterOfPosition(at.getStart()).line + 1} ${at.getText()}`);
+    };
+    const visit = (node: ts.Node): void => {
+      if (ts.isPropertyAccessExpression(node)) check(checker.getSymbolAtLocation(node.name), node);
+      if (ts.isElementAccessExpression(node) && ts.isStringLiteral(node.argumentExpression)) check(checker.getSymbolAtLocation(node.argumentExpression), node);
+      if (ts.isBindingElement(node) && ts.isObjectBindingPattern(node.parent)) {
+        const name = node.propertyName ?? node.name;
+        if (ts.isIdentifier(name)) check(checker.getTypeAtLocation(node.parent).getProperty(name.text), node);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+    if (reaches.length) found.set(path, reaches);
+  }
+  return found;
+}
+
+t.test('the table stores are reached through a unit only, but in the modules still listed', async (t) => {
+  const domain = SHIPPED.filter((p) => under(p, 'server/domain') && !HOLD_THE_STORE.has(p));
+  const probe = 'server/domain/secrets/layout-probe.ts';
+  SOURCES.set(probe, [
+    "import type { DomainContext } from '../context.js';",
+    'export const direct = (deps: DomainContext, t: string) => deps.tables.secrets.list(t);',
+    "export const picked = (deps: Pick<DomainContext, 'tables'>, t: string) => { const { tables: renamed } = deps; return renamed.secrets.list(t); };",
+    "export const own = (deps: { tables: import('../unit-of-work.js').Tables }, t: string) => deps['tables'].secrets.list(t);",
+    "export const unit = (u: import('../unit-of-work.js').TenantUnit) => { const { tables } = u; return [tables.secrets.list(u.tenantId), u.tables.secrets.list(u.tenantId)]; };",
+    '',
+  ].join('\n'));
+  let found: Map<string, string[]>;
+  try {
+    found = tablesReaches([...domain, probe]);
+  } finally {
+    SOURCES.delete(probe);
+  }
+  t.same(found.get(probe)?.map((r) => r.replace(/^[^ ]+ /, '')), ['deps.tables', 'tables: renamed', "deps['tables']"], 'the probe: the context, a Pick of it and a deps type of its own fail; a unit\'s tables pass');
+  found.delete(probe);
+  for (const [path, reaches] of found) t.ok(STILL_ON_TABLES.has(path), `${path} reaches the tables outside a unit`, { reaches });
+  for (const path of STILL_ON_TABLES) t.ok(found.has(path), `${path} is off the tables: take it off STILL_ON_TABLES`);
+});
+
 t.test('docs the code points to exist: pages of docs/, never the design notes outside the repository', async (t) => {
   for (const path of SHIPPED) {
     const body = text(path);

@@ -75,9 +75,9 @@ function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry)
   for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
   unit.tables.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
   for (const rule of entry.workload_rules ?? []) addWorkloadRule(deps, tenantId, rule, 'scenario');
-  for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(deps, tenantId, recipeId, update);
-  if (entry.budget) setBudget(deps, tenantId, entry.budget);
-  if (entry.levers) setLevers(deps, tenantId, entry.levers);
+  for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(unit, recipeId, update);
+  if (entry.budget) setBudget(unit, entry.budget);
+  if (entry.levers) setLevers(unit, entry.levers);
   if (entry.clock) {
     unit.setClock(entry.clock.mode, entry.clock.scale);
     if (entry.clock.advance_seconds !== undefined) unit.advanceClock(entry.clock.advance_seconds);

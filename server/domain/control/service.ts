@@ -129,19 +129,19 @@ export function createControlService(deps: DomainContext) {
     overrideRecipe(tenantId: string, recipeId: string, update: z.output<typeof RecipeOverrideUpdate>): z.output<typeof RLRecipeDescriptor> {
       const recipe = catalog.recipe(recipeId);
       if (!recipe) throw notFound(`recipe ${recipeId}`);
-      setRecipeOverride(deps, tenantId, recipe.id, update);
+      units.atNow(tenantId, (unit) => setRecipeOverride(unit, recipe.id, update));
       // Read back outside any transaction, so the tenant cache keeps it for the next list.
       const availability = recipeAvailability(deps, tenantId, recipe);
       return Catalog.descriptor(recipe, availability.available, availability.reason);
     },
 
     setBudget(tenantId: string, update: z.output<typeof BudgetUpdate>): Budget {
-      return setBudget(deps, tenantId, update);
+      return units.atNow(tenantId, (unit) => setBudget(unit, update));
     },
 
     /** The review and simulation levers (PUT /_mock/levers); answers all of them. */
     setLevers(tenantId: string, update: z.output<typeof LeversUpdate>) {
-      return leversView(setLevers(deps, tenantId, update));
+      return leversView(units.atNow(tenantId, (unit) => setLevers(unit, update)));
     },
 
     removeBudget(tenantId: string): void {

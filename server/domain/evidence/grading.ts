@@ -10,6 +10,7 @@ import { gradeAttempt } from '../../simulator/plan.js';
 import type { Outcome } from '../../simulator/tasks.js';
 import type { SimReceipt, SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { DomainError, notFound } from '../errors.js';
 
 interface DerivedReceipt {
@@ -43,10 +44,10 @@ function derivedReceipts(
  * GET /v1/workloads/{id}/rl-grading-results: one revision's receipts, with the workload status
  * of the same snapshot. Call inside the workload's transaction.
  */
-export function gradingResults(deps: DomainContext, row: WorkloadRow, revision: number): RLGradingResults {
-  const plan = deps.tables.grading.plan(row.id, revision);
+export function gradingResults(unit: TenantUnit, row: WorkloadRow, revision: number): RLGradingResults {
+  const plan = unit.tables.grading.plan(row.id, revision);
   if (!plan) throw notFound(`grading plan revision ${revision} of workload ${row.id}`);
-  const receipts = deps.tables.grading.receipts(row.id, revision) as RLGradingReceipt[];
+  const receipts = unit.tables.grading.receipts(row.id, revision) as RLGradingReceipt[];
   // Receipts that name another plan cannot be verified against this one (PUT grading-plan
   // can store such receipts on purpose): the contract's 500 for an unverifiable snapshot.
   const foreign = receipts.find((r) => r.plan_sha256 !== plan.planSha256);
@@ -72,12 +73,14 @@ export function gradingResults(deps: DomainContext, row: WorkloadRow, revision: 
  * trigger came). Call inside the workload's transaction.
  */
 export function putGradingPlan(
-  deps: Pick<DomainContext, 'tables' | 'materialiser'>,
+  deps: Pick<DomainContext, 'materialiser'>,
+  unit: TenantUnit,
   row: WorkloadRow,
   update: z.output<typeof GradingPlanUpdate>,
   nowMs: number,
 ): z.infer<typeof GradingPlanResult> {
-  const { tables, materialiser } = deps;
+  const { materialiser } = deps;
+  const { tables } = unit;
   const { spec } = materialiser.context(row);
   const { receipts: given, plan_sha256: planHash } = update;
   const revision = update.revision ?? row.revision;

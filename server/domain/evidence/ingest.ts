@@ -8,6 +8,7 @@ import { describeValidation } from '../validation.js';
 import { rlEventInput } from '../workloads/materialise.js';
 import { RL_EVENT_PREFIX, rlEventLine, type SimSpec } from '../../simulator/index.js';
 import type { DomainContext } from '../context.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { DomainError, conflict, invalidRequest } from '../errors.js';
 
 /**
@@ -90,7 +91,7 @@ const APPEND_REFUSALS = {
  * ones in order through the store's identity rules and bounds, and logs what the workload
  * printed. Call inside the request's write transaction.
  */
-function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: readonly Candidate[], target: IngestTarget): Result {
+function ingestEvents(deps: DomainContext, unit: TenantUnit, row: WorkloadRow, candidates: readonly Candidate[], target: IngestTarget): Result {
   const mode = (JSON.parse(row.payload) as { rl?: { mode?: string } | null }).rl?.mode;
   const rejected: Rejection[] = [];
   const valid: Array<{ candidate: Candidate; input: RLEventInput }> = [];
@@ -119,8 +120,8 @@ function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: readonl
     valid.push({ candidate: c, input: rlEventInput(target.stageId, target.generation, target.nowMs, parsed.data) });
   }
 
-  deps.tables.runtime.appendLogs(row.id, lines, deps.config.maxLogBytesPerAttempt);
-  const outcomes = deps.tables.rlEvents.append(row.id, valid.map((v) => v.input), deps.materialiser.bounds());
+  unit.tables.runtime.appendLogs(row.id, lines, deps.config.maxLogBytesPerAttempt);
+  const outcomes = unit.tables.rlEvents.append(row.id, valid.map((v) => v.input), deps.materialiser.bounds());
   const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
   outcomes.forEach((outcome, i) => {
     if (outcome !== 'changed' && outcome !== 'clash') return;
@@ -129,7 +130,7 @@ function ingestEvents(deps: DomainContext, row: WorkloadRow, candidates: readonl
     reject(c, error, `${whereOf(c)}: ${message}`);
   });
 
-  const counters = deps.tables.rlEvents.counters(row.id);
+  const counters = unit.tables.rlEvents.counters(row.id);
   return {
     workload_id: row.id,
     stage_id: target.stageId,
@@ -178,7 +179,7 @@ const stageIds = (row: WorkloadRow, spec: SimSpec) =>
  * A recipe run's events are the simulator's, so it takes none. Call inside the workload's
  * transaction.
  */
-export function ingestReported(deps: DomainContext, row: WorkloadRow, body: IngestBody, query: IngestQuery): Result {
+export function ingestReported(deps: DomainContext, unit: TenantUnit, row: WorkloadRow, body: IngestBody, query: IngestQuery): Result {
   if (row.kind === 'recipe') {
     throw conflict('recipe_run', `workload ${row.id} is a managed recipe run: its task events come from the simulated runtime. Ingest into a workload submitted with POST /v1/workloads`);
   }
@@ -190,5 +191,5 @@ export function ingestReported(deps: DomainContext, row: WorkloadRow, body: Inge
   if (generation > row.generation) {
     throw new DomainError('invalid', 'invalid_generation', `generation: workload ${row.id} is in generation ${row.generation}; events can come from generations 1 to ${row.generation}`);
   }
-  return ingestEvents(deps, row, body.candidates, { stageId, generation, nowMs: deps.clock.nowMs(row.tenantId), stdout: body.stdout });
+  return ingestEvents(deps, unit, row, body.candidates, { stageId, generation, nowMs: deps.clock.nowMs(row.tenantId), stdout: body.stdout });
 }

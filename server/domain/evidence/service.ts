@@ -38,7 +38,7 @@ const noMember = (workloadId: string, member: string) =>
  * the /_mock levers that put evidence in. Each method is one transaction on one workload.
  */
 export function createEvidenceService(deps: DomainContext) {
-  const { tables, units } = deps;
+  const { units } = deps;
   /** Materialises, so it writes: `fn` with the tenant's workload at its now, in one unit of work. */
   const materialisedRead = <T>(tenantId: string, id: string, fn: (row: WorkloadRow, unit: TenantUnit) => T): T =>
     units.atNow(tenantId, (unit) => fn(unit.workload(id), unit));
@@ -47,7 +47,7 @@ export function createEvidenceService(deps: DomainContext) {
     /** Up to `limit` RL events after the cursor `after`, keyset-paged. */
     eventPage(tenantId: string, id: string, after: string | undefined, limit: number): EventPage {
       return materialisedRead(tenantId, id, (row, unit) => {
-        const secret = cursorSecret(tables, tenantId, CURSOR_SECRET);
+        const secret = cursorSecret(unit.tables, tenantId, CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload');
         // One consistent snapshot: rows and counters read in the same transaction.
         const rows = unit.tables.rlEvents.page(row.id, afterSeq, limit + 1);
@@ -63,7 +63,7 @@ export function createEvidenceService(deps: DomainContext) {
     /** One attempt's retained log: the latest, or the stage and generation asked for; 404 before its first line. */
     log(tenantId: string, id: string, query: { stage?: string; generation?: number; member?: string }): { attempt: LogAttempt; lines: string[] } {
       const { stage, generation, member } = query;
-      return materialisedRead(tenantId, id, (row) => {
+      return materialisedRead(tenantId, id, (row, { tables }) => {
         if (member !== undefined) throw noMember(row.id, member);
         const attempt = tables.runtime.logAttempt(row.id, stage, generation);
         if (!attempt) {
@@ -76,33 +76,33 @@ export function createEvidenceService(deps: DomainContext) {
 
     /** Log lines after the cursor `after`, across stages and generations. */
     liveLog(tenantId: string, id: string, after: string | undefined, member: string | undefined): LogLinePage {
-      return materialisedRead(tenantId, id, (row) => {
+      return materialisedRead(tenantId, id, (row, unit) => {
         if (member !== undefined) throw noMember(row.id, member);
-        const secret = cursorSecret(tables, tenantId, LOG_CURSOR_SECRET);
+        const secret = cursorSecret(unit.tables, tenantId, LOG_CURSOR_SECRET);
         const afterSeq = positionAfter(secret, row.id, after, 'this workload\'s log');
-        const lines = tables.runtime.logs(row.id, afterSeq, LIVE_PAGE_LINES);
+        const lines = unit.tables.runtime.logs(row.id, afterSeq, LIVE_PAGE_LINES);
         return {
           lines,
           nextCursor: mintCursor(secret, row.id, lines.length ? lines[lines.length - 1].seq : afterSeq),
-          truncated: tables.runtime.logsTruncated(row.id),
+          truncated: unit.tables.runtime.logsTruncated(row.id),
         };
       });
     },
 
     gradingResults: (tenantId: string, id: string, revision: number) =>
-      materialisedRead(tenantId, id, (row) => gradingResults(deps, row, revision)),
+      materialisedRead(tenantId, id, (row, unit) => gradingResults(unit, row, revision)),
 
     summary: (tenantId: string, id: string) =>
-      materialisedRead(tenantId, id, (row) => summarise(row.id, tables.rlEvents.reports(row.id), tables.rlEvents.counters(row.id))),
+      materialisedRead(tenantId, id, (row, { tables }) => summarise(row.id, tables.rlEvents.reports(row.id), tables.rlEvents.counters(row.id))),
 
     /** Application-reported events, as the runner takes them from a workload's output. */
     ingest(tenantId: string, id: string, body: IngestJson | string | undefined, query: IngestQuery) {
       // The body is read first: a request without one is a 400 whatever the id.
       const reported = ingestBody(body);
-      return materialisedRead(tenantId, id, (row) => ingestReported(deps, row, reported, query));
+      return materialisedRead(tenantId, id, (row, unit) => ingestReported(deps, unit, row, reported, query));
     },
 
     putGradingPlan: (tenantId: string, id: string, update: z.output<typeof GradingPlanUpdate>) =>
-      materialisedRead(tenantId, id, (row, unit) => putGradingPlan(deps, row, update, unit.nowMs)),
+      materialisedRead(tenantId, id, (row, unit) => putGradingPlan(deps, unit, row, update, unit.nowMs)),
   };
 }

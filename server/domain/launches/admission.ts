@@ -21,27 +21,27 @@ function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefi
   return recipe.available ? { available: true } : { available: false, reason: recipe.unavailable_reason };
 }
 
-export function recipeAvailability(deps: DomainContext, tenantId: string, recipe: CatalogRecipe): Availability {
-  return availabilityOf(recipe, deps.tables.admission.overrides(tenantId)[recipe.id]);
+export function recipeAvailability(deps: Pick<DomainContext, 'committed'>, tenantId: string, recipe: CatalogRecipe): Availability {
+  return availabilityOf(recipe, deps.committed.admission.overrides(tenantId)[recipe.id]);
 }
 
 /**
  * The admission levers, as PATCH /_mock/recipes/{id}, PUT /_mock/budget and the scenario files
- * set them; the caller's transaction holds them.
+ * set them, in the unit given.
  */
-export function setRecipeOverride(deps: DomainContext, tenantId: string, recipeId: string, update: z.output<typeof RecipeOverrideUpdate>): void {
-  deps.tables.admission.setOverride(tenantId, recipeId, { available: update.available, unavailableReason: update.unavailable_reason ?? null });
+export function setRecipeOverride(unit: TenantUnit, recipeId: string, update: z.output<typeof RecipeOverrideUpdate>): void {
+  unit.tables.admission.setOverride(unit.tenantId, recipeId, { available: update.available, unavailableReason: update.unavailable_reason ?? null });
 }
 
-export function setBudget(deps: DomainContext, tenantId: string, update: z.output<typeof BudgetUpdate>): Budget {
+export function setBudget(unit: TenantUnit, update: z.output<typeof BudgetUpdate>): Budget {
   const budget = { monthlySpendCapUsd: update.monthly_spend_cap_usd, monthToDateUsd: update.month_to_date_usd ?? 0 };
-  deps.tables.admission.setBudget(tenantId, budget);
+  unit.tables.admission.setBudget(unit.tenantId, budget);
   return budget;
 }
 
 /** Every catalog recipe's availability for the tenant, in catalog order, from one read. */
-export function catalogAvailability(deps: DomainContext, tenantId: string): Availability[] {
-  const overrides = deps.tables.admission.overrides(tenantId);
+export function catalogAvailability(deps: Pick<DomainContext, 'committed' | 'catalog'>, tenantId: string): Availability[] {
+  const overrides = deps.committed.admission.overrides(tenantId);
   return deps.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides[recipe.id]));
 }
 
@@ -61,8 +61,8 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * the same whether the clock moved 5 s between launches or not at all, so the cost is reading
  * the rows (about 15 µs each over the two passes), not simulating.
  */
-export async function budgetReady(deps: DomainContext, tenantId: string): Promise<void> {
-  if (deps.tables.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
+export async function budgetReady(deps: Pick<DomainContext, 'committed' | 'units'>, tenantId: string): Promise<void> {
+  if (deps.committed.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
 }
 
 /**

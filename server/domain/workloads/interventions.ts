@@ -23,7 +23,7 @@ const refuse = (row: WorkloadRow, what: string) =>
  * a test could have asked for at that moment. A state that forbids it is a 409 DomainError, thrown
  * before anything is written. Answers the row after it.
  */
-export function intervene(deps: Pick<DomainContext, 'tables' | 'materialiser'>, unit: TenantUnit, row: WorkloadRow, action: RuleAction, origin: InterventionOrigin): WorkloadRow {
+export function intervene(deps: Pick<DomainContext, 'materialiser'>, unit: TenantUnit, row: WorkloadRow, action: RuleAction, origin: InterventionOrigin): WorkloadRow {
   const marked = origin.rule === undefined ? {} : { rule: origin.rule };
   switch (action.type) {
     case 'recover':
@@ -42,7 +42,7 @@ export function intervene(deps: Pick<DomainContext, 'tables' | 'materialiser'>, 
       return row;
     case 'grading_plan': {
       const { type: _type, ...update } = action;
-      putGradingPlan(deps, row, update, origin.afterMs);
+      putGradingPlan(deps, unit, row, update, origin.afterMs);
       return row;
     }
   }

@@ -62,7 +62,7 @@ const OUTPUT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/;
 
 /** Workloads: submit, read, list, cancel and their lifecycle events, each one transaction. */
 export function createWorkloadService(deps: DomainContext) {
-  const { tables, clock, units } = deps;
+  const { clock, units } = deps;
 
   /**
    * Materialises, so it writes: the tenant's workload brought up to its virtual now, then `fn`
@@ -143,7 +143,7 @@ export function createWorkloadService(deps: DomainContext) {
 
     /** Lifecycle events after sequence id `after`, ascending, at most 100. */
     events(tenantId: string, id: string, after: number) {
-      return materialisedRead(tenantId, id, (row) => tables.runtime.events(row.id, after, 100));
+      return materialisedRead(tenantId, id, (row, _run, unit) => unit.tables.runtime.events(row.id, after, 100));
     },
 
     freeze: (tenantId: string, id: string) => requestFreezeChange(tenantId, id, 'freeze'),
