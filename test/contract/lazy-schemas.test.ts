@@ -31,6 +31,19 @@ t.test('a stand-in is the schema it builds, and is built once', async (t) => {
   t.equal(z.prettifyError(Pair.safeParse({ a: 1 }).error!), z.prettifyError(built(Pair).safeParse({ a: 1 }).error!), 'the same refusal');
 });
 
+t.test('what is written, defined or deleted on a stand-in is done to the schema it builds', async (t) => {
+  const Named = lazy(() => z.string());
+  const real = built(Named) as unknown as Record<string, unknown>;
+  const standIn = Named as unknown as Record<string, unknown>;
+  standIn.note = 'set';
+  t.equal(real.note, 'set', 'an assignment');
+  Object.defineProperty(Named, 'defined', { value: 1, configurable: true, enumerable: true });
+  t.equal(real.defined, 1, 'a definition');
+  t.ok('defined' in Named && Object.keys(Named).includes('defined'), 'seen through the stand-in');
+  delete standIn.note;
+  t.notOk('note' in real, 'a deletion');
+});
+
 t.test('the registry lists ids in declaration order, whichever stand-in was built first', async (t) => {
   const First = lazy(() => z.object({ n: z.int() }).meta({ id: 'LazyOrderFirst' }));
   const Second = lazy(() => z.object({ first: built(First) }).meta({ id: 'LazyOrderSecond' }));
