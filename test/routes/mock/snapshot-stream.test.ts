@@ -154,7 +154,9 @@ t.test('a 5,000-workload tenant exports while another tenant\'s reads are answer
   t.equal(restored.status, 200, restored.text.slice(0, 300));
   if (process.platform === 'linux') {
     const grown = peak() - before;
-    t.ok(grown < 128 * 2 ** 20, `a ${(Buffer.byteLength(text) / 2 ** 20).toFixed(1)} MiB PUT grew the process by ${(grown / 2 ** 20).toFixed(1)} MiB at its peak`);
+    // The document parsed whole would be several times its 59 MiB; streamed, the peak is the heap V8
+    // lets grow between collections, 45-134 MiB measured under coverage with two test files at a time.
+    t.ok(grown < 192 * 2 ** 20, `a ${(Buffer.byteLength(text) / 2 ** 20).toFixed(1)} MiB PUT grew the process by ${(grown / 2 ** 20).toFixed(1)} MiB at its peak`);
   }
   t.same(restored.body.rows, rows);
   const again = (await b.call('GET', '/_mock/snapshot', { key: s.key })).text;
