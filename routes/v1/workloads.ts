@@ -48,7 +48,7 @@ export default (async function workloadRoutes(app) {
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
     preValidation: [keyBeforeBody, refuseRecipeKey],
   }, async (request, reply) =>
-    answerIdempotently(reply, workloads.submit(request.tenant.id, request.headers['idempotency-key'], request.body)));
+    answerIdempotently(reply, workloads.submit(request.tenant.id, request.headers['idempotency-key'], request.body, request.rawBody)));
 
   app.post('/workloads/validate', {
     schema: {

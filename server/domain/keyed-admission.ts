@@ -9,6 +9,30 @@ import { submitResult } from './workloads/rows.js';
 export const KEYED_OPERATIONS = ['rl_run.launch', 'workload.submit', 'example.run'] as const;
 export type KeyedOperation = (typeof KEYED_OPERATIONS)[number];
 
+/** Texts longer than this are hashed every time: the memo stays under FINGERPRINTS_KEPT × this. */
+const FINGERPRINT_TEXT_LIMIT = 4096;
+const FINGERPRINTS_KEPT = 256;
+const fingerprints = new Map<string, string>();
+
+/**
+ * A keyed request's fingerprint, remembered by its operation and the body's text as sent: equal
+ * texts parse to equal bodies, retries of one key send the same bytes, and the canonical JSON and
+ * SHA-256 were a twentieth of a replayed launch (bench/, replay profile). A fingerprint is a pure
+ * function of what the memo is keyed by, so one memo serves every app of the process. Bounded;
+ * emptied when full. `text` is null when the caller has no body text (a test, the Node API).
+ */
+export function fingerprintOf(operation: KeyedOperation, text: string | null | undefined, fingerprint: () => string): string {
+  if (text == null || text.length > FINGERPRINT_TEXT_LIMIT) return fingerprint();
+  const memoKey = `${operation}\n${text}`;
+  let known = fingerprints.get(memoKey);
+  if (known === undefined) {
+    known = fingerprint();
+    if (fingerprints.size === FINGERPRINTS_KEPT) fingerprints.clear();
+    fingerprints.set(memoKey, known);
+  }
+  return known;
+}
+
 interface IdempotentRequest {
   operation: KeyedOperation;
   /** SHA-256 of what makes two requests "the same" for this operation. */

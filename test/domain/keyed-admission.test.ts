@@ -1,8 +1,8 @@
 import t from 'tap';
 import { DomainError } from '../../server/domain/errors.js';
-import { admitOnce } from '../../server/domain/keyed-admission.js';
+import { admitOnce, fingerprintOf } from '../../server/domain/keyed-admission.js';
 import type { TenantUnit } from '../../server/domain/unit-of-work.js';
-import { domainServices } from '../helpers/domain.js';
+import { customPayload, domainServices } from '../helpers/domain.js';
 
 /** An operation whose admissions are counted, refused while `refuse` says so. */
 function operation(fingerprint: string, refuse = () => false) {
@@ -87,4 +87,35 @@ t.test('a retry replays from memory once the file has answered one: no transacti
   await t.rejects(admitOnce(d.services.context, tenant, 'k', operation('other').request), { refusal: 'conflict', code: 'idempotency_conflict' }, 'a cached record still refuses another body');
   t.equal(transactions, afterFirst, 'and refuses it without a transaction');
   t.equal(op.admitted.length, 1);
+});
+
+t.test('a fingerprint is worked out once per operation and body text, and every time without a text or for a long one', async (t) => {
+  let computed = 0;
+  const hash = (value: string) => () => {
+    computed++;
+    return value;
+  };
+  // A text no other test sends: the memo belongs to the process.
+  const text = `{"memo":"${Math.random()}"}`;
+  t.equal(fingerprintOf('workload.submit', text, hash('a')), 'a');
+  t.equal(fingerprintOf('workload.submit', text, hash('b')), 'a', 'the same text answers what was worked out for it');
+  t.equal(computed, 1, 'and works nothing out again');
+  t.equal(fingerprintOf('rl_run.launch', text, hash('c')), 'c', 'the same text under another operation is its own fingerprint');
+  t.equal(fingerprintOf('workload.submit', null, hash('d')), 'd', 'without a text, no memo');
+  const long = `"${'x'.repeat(4096)}"`;
+  fingerprintOf('workload.submit', long, hash('e'));
+  t.equal(fingerprintOf('workload.submit', long, hash('f')), 'f', 'a text over 4 KiB is not kept');
+  t.equal(computed, 5);
+});
+
+t.test('a submit retried with the same bytes replays; other bytes of another body are a conflict', async (t) => {
+  const d = domainServices(t);
+  const tenant = d.tenant();
+  const payload = customPayload();
+  const text = JSON.stringify(payload);
+  const first = await d.services.workloads.submit(tenant, 'k', payload, text);
+  const again = await d.services.workloads.submit(tenant, 'k', structuredClone(payload), text);
+  t.same([again.replayed, again.submitted.id], [true, first.submitted.id]);
+  const other = customPayload({ name: 'other' });
+  await t.rejects(d.services.workloads.submit(tenant, 'k', other, JSON.stringify(other)), { refusal: 'conflict', code: 'idempotency_conflict' });
 });

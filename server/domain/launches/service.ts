@@ -5,30 +5,9 @@ import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { admitExampleRun, exampleWorkload, findExample } from './example-runs.js';
 import { budgetReady } from './admission.js';
-import { admitOnce } from '../keyed-admission.js';
+import { admitOnce, fingerprintOf } from '../keyed-admission.js';
 import { createRecipeLists } from './recipes.js';
 import { admitLaunch, launchFingerprint, previewRun } from './rl-runs.js';
-
-/** Texts longer than this are hashed every time: the memo stays under FINGERPRINTS_KEPT × this. */
-const FINGERPRINT_TEXT_LIMIT = 4096;
-const FINGERPRINTS_KEPT = 256;
-
-/**
- * Equal texts parse to equal bodies, so a launch body's fingerprint is remembered by the text it
- * came as: replays of one key send the same bytes, and the canonical JSON and SHA-256 were a
- * twentieth of a replay (bench/, replay profile). Bounded; emptied when full.
- */
-const fingerprints = new Map<string, string>();
-function fingerprintOf(body: z.output<typeof RLRunRequest>, text: string | null | undefined): string {
-  if (text == null || text.length > FINGERPRINT_TEXT_LIMIT) return launchFingerprint(body);
-  let fingerprint = fingerprints.get(text);
-  if (fingerprint === undefined) {
-    fingerprint = launchFingerprint(body);
-    if (fingerprints.size === FINGERPRINTS_KEPT) fingerprints.clear();
-    fingerprints.set(text, fingerprint);
-  }
-  return fingerprint;
-}
 
 /** Managed RL runs: the recipe list, preview and launch with the review token; catalog example runs. */
 export function createLaunchService(deps: DomainContext) {
@@ -48,7 +27,7 @@ export function createLaunchService(deps: DomainContext) {
      */
     launch(tenantId: string, key: string, body: z.output<typeof RLRunRequest>, text?: string | null) {
       // The fingerprint is also the workload's recorded request_sha256.
-      const fingerprint = fingerprintOf(body, text);
+      const fingerprint = fingerprintOf('rl_run.launch', text, () => launchFingerprint(body));
       return admitOnce(deps, tenantId, key, {
         operation: 'rl_run.launch',
         fingerprint,

@@ -1,3 +1,4 @@
+import type { SubmitResult } from '../../../openapi/workloads.js';
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { bindRules } from './rules.js';
@@ -36,4 +37,5 @@ export function insertWorkload(unit: TenantUnit, w: NewWorkload): void {
   bindRules(unit, w);
 }
 
-export const submitResult = (id: string) => ({ id, workload_id: id, status: 'accepted', revision: 1 });
+/** The admission's answer, of the wire's shape (openapi/workloads.ts), which its encoder writes field by field. */
+export const submitResult = (id: string): SubmitResult => ({ id, workload_id: id, status: 'accepted', revision: 1 });

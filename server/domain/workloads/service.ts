@@ -11,7 +11,7 @@ import { canonicalSha256 } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { admitCustomWorkload, checkSubmission } from '../launches/custom-runs.js';
-import { admitOnce } from '../keyed-admission.js';
+import { admitOnce, fingerprintOf } from '../keyed-admission.js';
 import { changeFreeze, freezeView, type FreezeChange } from './freeze.js';
 import { intervene } from './interventions.js';
 import type { RunContext } from './materialise.js';
@@ -97,11 +97,11 @@ export function createWorkloadService(deps: DomainContext) {
     /** GET /v1/workloads/{id}: the workload as its owner sees it at the tenant's now. */
     describe: (tenantId: string, id: string) => materialisedRead(tenantId, id, workloadView),
 
-    /** POST /v1/workloads: admitted once per Idempotency-Key. */
-    submit(tenantId: string, key: string, payload: Payload) {
+    /** POST /v1/workloads: admitted once per Idempotency-Key; `text`, the body as sent, as for a launch. */
+    submit(tenantId: string, key: string, payload: Payload, text?: string | null) {
       return admitOnce(deps, tenantId, key, {
         operation: 'workload.submit',
-        fingerprint: canonicalSha256(payload),
+        fingerprint: fingerprintOf('workload.submit', text, () => canonicalSha256(payload)),
         admit: (unit) => admitCustomWorkload(deps, unit, payload),
       });
     },
