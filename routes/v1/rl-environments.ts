@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
 import { EnvironmentParams, ExampleParams } from '../../openapi/params.js';
 import { RLEnvironment, RLEnvironmentList, RLExampleRunRequest } from '../../openapi/rl-environments.js';
-import { SubmitResult, WorkloadPayload } from '../../openapi/workloads.js';
+import { SubmitResult, WorkloadPayload } from '../../openapi/workload-payload.js';
 import { KeyedHeaders, ReplayedHeaders } from '../../openapi/headers.js';
 import { answerIdempotently, requireIdempotencyKey } from '../../server/http/idempotency.js';
 import { OPTIONAL_BODY, RESPONSE_HEADERS } from '../../server/http/openapi-document.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorResponses } from '../../openapi/common.js';
 import { RLRecipeRequest, RLRunPreview, RLRunRequest } from '../../openapi/rl-recipes.js';
 import { KeyedHeaders, PreviewHeaders, ReplayedHeaders } from '../../openapi/headers.js';
-import { SubmitResult } from '../../openapi/workloads.js';
+import { SubmitResult } from '../../openapi/workload-payload.js';
 import { answerIdempotently, keyBeforeBody } from '../../server/http/idempotency.js';
 import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 

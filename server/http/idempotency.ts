@@ -4,7 +4,7 @@ import type { IdempotentAnswer } from '../domain/keyed-admission.js';
 import { IdempotencyKey } from '../../openapi/headers.js';
 import { built } from '../../openapi/lazy.js';
 import { objectJson, sendEncodedJson } from './encoded.js';
-import { SubmitResult } from '../../openapi/workloads.js';
+import { SubmitResult } from '../../openapi/workload-payload.js';
 import { syncHook } from './sync-hook.js';
 
 const REPLAY_HEADER = 'idempotent-replayed';

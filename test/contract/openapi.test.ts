@@ -6,7 +6,7 @@ import t from 'tap';
 import { z } from 'zod';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { generateOpenApi } from '../../scripts/openapi.js';
-import { COMPONENT_ALIASES } from '../../openapi/workloads.js';
+import { COMPONENT_ALIASES } from '../../openapi/workload-payload.js';
 import { describeRoutes, RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { startServer } from '../helpers/server.js';
 import { CONTRACT_PATH } from '../helpers/contract.js';

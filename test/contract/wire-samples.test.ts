@@ -3,13 +3,14 @@ import { z } from 'zod';
 import * as rlEnvironments from '../../openapi/rl-environments.js';
 import * as rlEvidence from '../../openapi/rl-evidence.js';
 import * as rlRecipes from '../../openapi/rl-recipes.js';
+import * as workloadPayload from '../../openapi/workload-payload.js';
 import * as workloads from '../../openapi/workloads.js';
 import { componentErrors } from '../helpers/contract.js';
 import { refusedAt } from '../helpers/zod-verdict.js';
 
 /** Realistic bodies, judged by the zod schemas and by the contract (through ajv); both must agree. */
 
-const schemas = { ...rlRecipes, ...rlEvidence, ...rlEnvironments, ...workloads } as unknown as Record<string, z.ZodType>;
+const schemas = { ...rlRecipes, ...rlEvidence, ...rlEnvironments, ...workloadPayload, ...workloads } as unknown as Record<string, z.ZodType>;
 const hex = (char: string) => char.repeat(64);
 const at = '2026-11-30T12:00:00.000Z';
 

@@ -11,6 +11,7 @@ import * as rlEvidence from '../../openapi/rl-evidence.js';
 import * as rlRecipes from '../../openapi/rl-recipes.js';
 import * as secrets from '../../openapi/secrets.js';
 import * as webhooks from '../../openapi/webhooks.js';
+import * as workloadPayload from '../../openapi/workload-payload.js';
 import * as workloads from '../../openapi/workloads.js';
 import { CONTRACT_PATH } from '../helpers/contract.js';
 import { compareComponent } from '../helpers/schema-shape.js';
@@ -32,10 +33,10 @@ const relaxedEnums = new Set([
   'RLMetadata.environment_id',
 ]);
 
-const wireModules = { rlRecipes, rlEvidence, rlEnvironments, workloads, assets, webhooks, secrets, connections, compute };
+const wireModules = { rlRecipes, rlEvidence, rlEnvironments, workloadPayload, workloads, assets, webhooks, secrets, connections, compute };
 
 /** Our components, generated the way the served document generates them, for one direction. */
-const contractName = (id: string) => workloads.COMPONENT_ALIASES[id] ?? id;
+const contractName = (id: string) => workloadPayload.COMPONENT_ALIASES[id] ?? id;
 const ourComponents = (io: 'input' | 'output') =>
   Object.fromEntries(
     Object.entries(

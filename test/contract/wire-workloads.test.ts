@@ -4,7 +4,7 @@ import t from 'tap';
 import { z } from 'zod';
 import { RLEnvironment } from '../../openapi/rl-environments.js';
 import { RLRecipeRequest } from '../../openapi/rl-recipes.js';
-import { Placement, Requirements, SubmitResult, WorkloadInput, WorkloadPayload } from '../../openapi/workloads.js';
+import { Placement, Requirements, SubmitResult, WorkloadInput, WorkloadPayload } from '../../openapi/workload-payload.js';
 import { refusedAt } from '../helpers/zod-verdict.js';
 
 // The body the SDK's own tests send to `client.run(...)`, with an `rl` block.

@@ -1,4 +1,4 @@
-import { WorkloadPayload } from '../../openapi/workloads.js';
+import { WorkloadPayload } from '../../openapi/workload-payload.js';
 import { openStore } from '../../store/index.js';
 import { defaultConfig, type Config } from '../../server/config.js';
 import { loadCatalog } from '../../server/domain/catalog/index.js';

@@ -1,4 +1,4 @@
-import type { WorkloadPayload } from '../../../openapi/workloads.js';
+import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
 import type { DomainContext } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { badRequest } from '../errors.js';

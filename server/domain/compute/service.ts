@@ -1,5 +1,5 @@
 import type { ComputeQuery, ComputeState } from '../../../openapi/compute.js';
-import type { Requirements, WorkloadPayload } from '../../../openapi/workloads.js';
+import type { Requirements, WorkloadPayload } from '../../../openapi/workload-payload.js';
 import type { ComputeRow } from '../../../store/compute.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { isTerminal, type WorkloadStatus } from '../../simulator/types.js';

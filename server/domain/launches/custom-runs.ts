@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Requirements, WorkloadPayload } from '../../../openapi/workloads.js';
+import type { Requirements, WorkloadPayload } from '../../../openapi/workload-payload.js';
 import { checkWorkloadAssets, holdAssets } from '../assets/workloads.js';
 import { bindWorkloadConnection } from '../connections/uses.js';
 import { budgetRefusal } from './admission.js';

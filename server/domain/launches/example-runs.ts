@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { WorkloadPayload } from '../../../openapi/workloads.js';
+import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
 import { admitCustomWorkload } from './custom-runs.js';
 import type { CatalogExample, RunnableEnvironment } from '../catalog/environments.js';
 import { DomainError, notFound } from '../errors.js';

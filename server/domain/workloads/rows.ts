@@ -1,4 +1,4 @@
-import type { SubmitResult } from '../../../openapi/workloads.js';
+import type { SubmitResult } from '../../../openapi/workload-payload.js';
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { bindRules } from './rules.js';

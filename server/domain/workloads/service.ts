@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RuleAction } from '../../../openapi/workload-rules.js';
-import type { WorkloadPayload } from '../../../openapi/workloads.js';
+import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
 import type { EvidenceCounters } from '../../../store/rl-events.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { stateAt } from '../../simulator/index.js';
