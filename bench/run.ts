@@ -7,6 +7,7 @@ import { packageRoot } from '../server/boot/package-info.js';
 import type { Context, FigureRun } from './context.js';
 import { advanceStall } from './figures/advance.js';
 import { archives } from './figures/archives.js';
+import { budget } from './figures/budget.js';
 import { coldStart } from './figures/cold-start.js';
 import { launches } from './figures/launch.js';
 import { materialise } from './figures/materialise.js';
@@ -27,6 +28,7 @@ const FIGURES: Record<string, FigureRun> = {
   'cold-start': coldStart,
   recipes,
   launch: launches,
+  budget,
   'rl-events': rlEvents,
   materialise,
   memory,

@@ -55,11 +55,10 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * Materialising every workload is the price, and it stays: spend by now is each run's timeline
  * read at now, with the workload rules due by then applied (a recovery or a failure changes the
  * timeline, and applies only by writing its intervention), so a read-only sum would need every
- * row and its run anyway, and the rules a second time, read-only. Measured over `:memory:` (a
- * script of domain calls, 20 launches after one warm-up, medians): a budgeted tenant's launch took
- * 3.4 ms with 221 unsettled workloads and 15.0 ms with 1,021, against 0.2 ms without a budget,
- * the same whether the clock moved 5 s between launches or not at all, so the cost is reading
- * the rows (about 15 µs each over the two passes), not simulating.
+ * row and its run anyway, and the rules a second time, read-only. With the clock standing still,
+ * so that nothing falls due, the cost is reading every row and its timeline: the bench's `budget`
+ * figure (docs/performance.md) times a launch of a tenant with 1,000 unsettled workloads with a
+ * budget and without.
  */
 export async function budgetReady(deps: Pick<DomainContext, 'committed' | 'units'>, tenantId: string): Promise<void> {
   if (deps.committed.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
