@@ -46,6 +46,8 @@ export interface CommittedReads {
    * next list; whether it has a budget, before an admission's unit (budgetReady).
    */
   admission: Pick<Tables['admission'], 'overrides' | 'budget'>;
+  /** The live fault rules, on every request: the fault hook's look before it opens a unit. */
+  faults: Pick<Tables['faults'], 'live'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -70,7 +72,11 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
   const { register, ...tenantRows } = tenants;
   return {
     tables: { ...rest, tenants: tenantRows },
-    committed: { secrets: { list: rest.secrets.list }, admission: { overrides: rest.admission.overrides, budget: rest.admission.budget } },
+    committed: {
+      secrets: { list: rest.secrets.list },
+      admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
+      faults: { live: rest.faults.live },
+    },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },
     // Looked up per export, as the store's own method: a test replaces it to make a read fail.

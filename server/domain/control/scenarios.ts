@@ -72,7 +72,7 @@ function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry)
   const { tenantId } = unit;
   // A changed entry replaces the faults and rules an earlier version of it made; API-made ones stay.
   unit.tables.faults.clear(tenantId, 'scenario');
-  for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
+  for (const rule of entry.faults ?? []) addFault(unit, rule, 'scenario');
   unit.tables.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
   for (const rule of entry.workload_rules ?? []) addWorkloadRule(deps, tenantId, rule, 'scenario');
   for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(unit, recipeId, update);

@@ -72,7 +72,7 @@ export function createControlService(deps: DomainContext) {
     },
 
     addFault(tenantId: string, rule: FaultRuleInput): FaultRow {
-      return units.atNow(tenantId, () => addFault(deps, tenantId, rule, 'api'));
+      return units.atNow(tenantId, (unit) => addFault(unit, rule, 'api'));
     },
 
     /** Every rule of the tenant, oldest first, exhausted ones included. */
