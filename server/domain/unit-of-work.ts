@@ -48,6 +48,8 @@ export interface CommittedReads {
   admission: Pick<Tables['admission'], 'overrides' | 'budget'>;
   /** The live fault rules, on every request: the fault hook's look before it opens a unit. */
   faults: Pick<Tables['faults'], 'live'>;
+  /** Whether a tenant has workload rules, before their list's slices. */
+  workloadRules: Pick<Tables['workloadRules'], 'list'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -76,6 +78,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       secrets: { list: rest.secrets.list },
       admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
       faults: { live: rest.faults.live },
+      workloadRules: { list: rest.workloadRules.list },
     },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },

@@ -68,13 +68,13 @@ export function loadScenario(path: string, catalog: Catalog): Scenario {
   return { source: path, keys: parsed.data.keys };
 }
 
-function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry): void {
+function applyEntry(unit: TenantUnit, entry: ScenarioEntry): void {
   const { tenantId } = unit;
   // A changed entry replaces the faults and rules an earlier version of it made; API-made ones stay.
   unit.tables.faults.clear(tenantId, 'scenario');
   for (const rule of entry.faults ?? []) addFault(unit, rule, 'scenario');
   unit.tables.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
-  for (const rule of entry.workload_rules ?? []) addWorkloadRule(deps, tenantId, rule, 'scenario');
+  for (const rule of entry.workload_rules ?? []) addWorkloadRule(unit, rule, 'scenario');
   for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(unit, recipeId, update);
   if (entry.budget) setBudget(unit, entry.budget);
   if (entry.levers) setLevers(unit, entry.levers);
@@ -109,7 +109,7 @@ export function applyScenario(deps: DomainContext, scenario: Scenario): string[]
       const sha256 = canonicalSha256(entry);
       if (deps.tables.scenarios.appliedSha256(tenantId) === sha256) continue;
       try {
-        atNow(tenantId, (unit) => applyEntry(deps, unit, entry));
+        atNow(tenantId, (unit) => applyEntry(unit, entry));
       } catch (err) {
         // What the file asks may still not fit the tenant as it stands (a clock near its end).
         if (err instanceof DomainError) throw new ScenarioError(`${where}: ${err.message}`);
