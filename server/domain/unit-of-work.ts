@@ -50,6 +50,11 @@ export interface CommittedReads {
   faults: Pick<Tables['faults'], 'live'>;
   /** Whether a tenant has workload rules, before their list's slices. */
   workloadRules: Pick<Tables['workloadRules'], 'list'>;
+  /**
+   * A key's record as memory holds it (a replay answered without a statement), and its read after
+   * the group commit that wrote it, which keeps it in memory for the retries.
+   */
+  idempotency: Pick<Tables['idempotency'], 'cached' | 'find'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -79,6 +84,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
       faults: { live: rest.faults.live },
       workloadRules: { list: rest.workloadRules.list },
+      idempotency: { cached: rest.idempotency.cached, find: rest.idempotency.find },
     },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },

@@ -187,7 +187,6 @@ const STILL_ON_TABLES = new Set([
   'server/domain/control/scenarios.ts',
   'server/domain/control/service.ts',
   'server/domain/control/tenants.ts',
-  'server/domain/keyed-admission.ts',
   'server/domain/webhooks/delivery.ts',
   'server/domain/webhooks/service.ts',
   'server/domain/workloads/materialise.ts',
