@@ -31,7 +31,7 @@ interface Slice {
  * writeTogether); the rest are the narrow ports below, built by the composition.
  */
 export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'onGroupCommit' | 'checkpointSoon' | 'close' | 'ping' | 'journal' | 'snapshot' | 'reset' | 'tenants'> & {
-  tenants: Omit<Store['tenants'], 'register'>;
+  tenants: Omit<Store['tenants'], 'register' | 'moveKeys' | 'notInOwnTenant'>;
 };
 
 /**
@@ -55,10 +55,15 @@ export interface CommittedReads {
    * the group commit that wrote it, which keeps it in memory for the retries.
    */
   idempotency: Pick<Tables['idempotency'], 'cached' | 'find'>;
+  /** The keys registered to a tenant other than their own, for the key mapping at start. */
+  tenants: Pick<Store['tenants'], 'notInOwnTenant'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
 export type RegisterKey = (keyHash: string, keyId: string, tenantId: string, wallMs: number) => { tenantId: string; keyId: string };
+
+/** At start: registered keys moved to the tenants the configuration gives them, in a transaction of its own; answers the moves. */
+export type MoveKeys = Store['tenants']['moveKeys'];
 
 /** The request journal: its rows commit on their own or ride a group commit of state changes. */
 export type JournalPort = Store['journal'] & {
@@ -74,9 +79,9 @@ export interface SnapshotPort {
 }
 
 /** The domain's part of a store, split into what DomainContext carries (services.ts builds it). */
-export function domainPorts(store: Store): { tables: Tables; committed: CommittedReads; registerKey: RegisterKey; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
+export function domainPorts(store: Store): { tables: Tables; committed: CommittedReads; registerKey: RegisterKey; moveKeys: MoveKeys; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
   const { db: _db, write: _w, writeTogether: _wt, onGroupCommit, checkpointSoon, close: _c, ping, journal, snapshot, reset: _r, tenants, ...rest } = store;
-  const { register, ...tenantRows } = tenants;
+  const { register, moveKeys, notInOwnTenant, ...tenantRows } = tenants;
   return {
     tables: { ...rest, tenants: tenantRows },
     committed: {
@@ -85,8 +90,10 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       faults: { live: rest.faults.live },
       workloadRules: { list: rest.workloadRules.list },
       idempotency: { cached: rest.idempotency.cached, find: rest.idempotency.find },
+      tenants: { notInOwnTenant },
     },
     registerKey: register,
+    moveKeys: (wanted, wallMs) => store.write(() => moveKeys(wanted, wallMs)),
     journal: { ...journal, alongGroupCommits: onGroupCommit },
     // Looked up per export, as the store's own method: a test replaces it to make a read fail.
     snapshots: { openReader: (tenantId) => snapshot.openReader(tenantId), checkpointSoon },
