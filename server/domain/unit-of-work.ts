@@ -46,8 +46,8 @@ export interface CommittedReads {
    * next list; whether it has a budget, before an admission's unit (budgetReady).
    */
   admission: Pick<Tables['admission'], 'overrides' | 'budget'>;
-  /** The live fault rules, on every request: the fault hook's look before it opens a unit. */
-  faults: Pick<Tables['faults'], 'live'>;
+  /** The live fault rules, on every request: the fault hook's look before it opens a unit; all of them, for their list. */
+  faults: Pick<Tables['faults'], 'live' | 'list'>;
   /** Whether a tenant has workload rules, before their list's slices. */
   workloadRules: Pick<Tables['workloadRules'], 'list'>;
   /**
@@ -87,7 +87,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
     committed: {
       secrets: { list: rest.secrets.list },
       admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
-      faults: { live: rest.faults.live },
+      faults: { live: rest.faults.live, list: rest.faults.list },
       workloadRules: { list: rest.workloadRules.list },
       idempotency: { cached: rest.idempotency.cached, find: rest.idempotency.find },
       tenants: { notInOwnTenant },

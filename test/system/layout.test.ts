@@ -184,7 +184,6 @@ const STILL_ON_TABLES = new Set([
   'server/domain/clock.ts',
   'server/domain/compute/service.ts',
   'server/domain/connections/service.ts',
-  'server/domain/control/service.ts',
   'server/domain/webhooks/delivery.ts',
   'server/domain/webhooks/service.ts',
   'server/domain/workloads/materialise.ts',
