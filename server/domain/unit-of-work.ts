@@ -113,8 +113,8 @@ const WORKLOAD_ID_PATTERN = serverIdPattern('wl');
 export class TenantUnit {
   private tenantMaterialised = false;
   private now: number;
-  /** What applying a workload rule needs. */
-  private readonly rules: { tables: Tables; materialiser: Materialiser };
+  /** What applying a workload rule needs besides this unit. */
+  private readonly rules: { materialiser: Materialiser };
 
   constructor(
     readonly tenantId: string,
@@ -125,7 +125,7 @@ export class TenantUnit {
     private readonly materialiser: Materialiser,
   ) {
     this.now = clock.nowMs(tenantId);
-    this.rules = { tables, materialiser };
+    this.rules = { materialiser };
   }
 
   /** The tenant's virtual time this operation runs at. */
@@ -146,13 +146,13 @@ export class TenantUnit {
    * materialised up to it, the rule applies, the run goes on from there.
    */
   materialise(row: WorkloadRow): WorkloadRow {
-    return this.materialiseFrom(row, dueRule(this.rules, row, this.now));
+    return this.materialiseFrom(row, dueRule(this, row));
   }
 
   /** materialise, the first rule due already found (or none). */
   private materialiseFrom(row: WorkloadRow, first: ReturnType<typeof dueRule>): WorkloadRow {
     let current = row;
-    for (let due = first; due; due = dueRule(this.rules, current, this.now)) {
+    for (let due = first; due; due = dueRule(this, current)) {
       current = applyRule(this.rules, this, this.announce(this.materialiser.materialise(current, due.atMs)), due);
     }
     return this.announce(this.materialiser.materialise(current, this.now));
@@ -164,7 +164,7 @@ export class TenantUnit {
    * which the stored row's does not show until then.
    */
   withDueRulesApplied(row: WorkloadRow): WorkloadRow {
-    const due = dueRule(this.rules, row, this.now);
+    const due = dueRule(this, row);
     return due ? this.materialiseFrom(row, due) : row;
   }
 

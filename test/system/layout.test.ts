@@ -187,7 +187,6 @@ const STILL_ON_TABLES = new Set([
   'server/domain/webhooks/delivery.ts',
   'server/domain/webhooks/service.ts',
   'server/domain/workloads/materialise.ts',
-  'server/domain/workloads/rules.ts',
 ]);
 
 /**
