@@ -57,6 +57,8 @@ export interface CommittedReads {
   idempotency: Pick<Tables['idempotency'], 'cached' | 'find'>;
   /** The keys registered to a tenant other than their own, for the key mapping at start. */
   tenants: Pick<Store['tenants'], 'notInOwnTenant'>;
+  /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
+  runtime: Pick<Tables['runtime'], 'interventions'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -91,6 +93,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       workloadRules: { list: rest.workloadRules.list },
       idempotency: { cached: rest.idempotency.cached, find: rest.idempotency.find },
       tenants: { notInOwnTenant },
+      runtime: { interventions: rest.runtime.interventions },
     },
     registerKey: register,
     moveKeys: (wanted, wallMs) => store.write(() => moveKeys(wanted, wallMs)),
@@ -153,9 +156,9 @@ export class TenantUnit {
   private materialiseFrom(row: WorkloadRow, first: ReturnType<typeof dueRule>): WorkloadRow {
     let current = row;
     for (let due = first; due; due = dueRule(this, current)) {
-      current = applyRule(this.rules, this, this.announce(this.materialiser.materialise(current, due.atMs)), due);
+      current = applyRule(this.rules, this, this.announce(this.materialiser.materialise(this, current, due.atMs)), due);
     }
-    return this.announce(this.materialiser.materialise(current, this.now));
+    return this.announce(this.materialiser.materialise(this, current, this.now));
   }
 
   /**
@@ -204,7 +207,7 @@ export class TenantUnit {
   interveneAfter(current: WorkloadRow, afterMs: number, kind: string, args: object): WorkloadRow {
     const atMs = Math.max(afterMs, current.materialisedToMs) + 1;
     this.tables.runtime.addIntervention(current.id, atMs, kind, args);
-    return this.announce(this.materialiser.materialise(current, atMs));
+    return this.announce(this.materialiser.materialise(this, current, atMs));
   }
 
   /** Changes the clock's mode (and scale), keeping the virtual time. */

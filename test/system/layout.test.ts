@@ -186,7 +186,6 @@ const STILL_ON_TABLES = new Set([
   'server/domain/connections/service.ts',
   'server/domain/webhooks/delivery.ts',
   'server/domain/webhooks/service.ts',
-  'server/domain/workloads/materialise.ts',
 ]);
 
 /**
