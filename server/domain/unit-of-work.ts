@@ -55,8 +55,11 @@ export interface CommittedReads {
    * the group commit that wrote it, which keeps it in memory for the retries.
    */
   idempotency: Pick<Tables['idempotency'], 'cached' | 'find'>;
-  /** The keys registered to a tenant other than their own, for the key mapping at start. */
-  tenants: Pick<Store['tenants'], 'notInOwnTenant'>;
+  /**
+   * The keys registered to a tenant other than their own, for the key mapping at start; a tenant's
+   * clock row, for its virtual now (VirtualClock: a change reads and writes its unit's own).
+   */
+  tenants: Pick<Store['tenants'], 'notInOwnTenant' | 'clock'>;
   /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
   runtime: Pick<Tables['runtime'], 'interventions'>;
 }
@@ -92,7 +95,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       faults: { live: rest.faults.live, list: rest.faults.list },
       workloadRules: { list: rest.workloadRules.list },
       idempotency: { cached: rest.idempotency.cached, find: rest.idempotency.find },
-      tenants: { notInOwnTenant },
+      tenants: { notInOwnTenant, clock: tenantRows.clock },
       runtime: { interventions: rest.runtime.interventions },
     },
     registerKey: register,
@@ -212,22 +215,22 @@ export class TenantUnit {
 
   /** Changes the clock's mode (and scale), keeping the virtual time. */
   setClock(mode: ClockMode, scale?: number): ClockView {
-    return this.moved(this.clock.set(this.tenantId, mode, scale));
+    return this.moved(this.clock.set(this, mode, scale));
   }
 
   /** Moves virtual time forward; what falls due is materialised as the operation reads it. */
   advanceClock(seconds: number): ClockView {
-    return this.moved(this.clock.advance(this.tenantId, seconds));
+    return this.moved(this.clock.advance(this, seconds));
   }
 
   /** Back to the configured mode and scale, keeping the current virtual time. */
   resetClock(): ClockView {
-    return this.moved(this.clock.resetToDefaults(this.tenantId));
+    return this.moved(this.clock.resetToDefaults(this));
   }
 
   /** The clock a snapshot saved: its mode and scale, resuming at its virtual time. */
   restoreClock(mode: ClockMode, scale: number, nowMs: number): ClockView {
-    return this.moved(this.clock.restore(this.tenantId, mode, scale, nowMs));
+    return this.moved(this.clock.restore(this, mode, scale, nowMs));
   }
 
   /** Deletes everything the tenant owns (the clock row's virtual time aside); answers the counts. */
