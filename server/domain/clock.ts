@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { clockMode } from '../../openapi/primitives.js';
 import type { Config } from '../config.js';
-import type { Tables } from './unit-of-work.js';
+import type { CommittedReads, TenantUnit } from './unit-of-work.js';
 import type { ClockRow } from '../../store/tenants.js';
 import { badRequest } from './errors.js';
 
@@ -20,37 +20,40 @@ export interface ClockView {
  */
 export class VirtualClock {
   constructor(
-    private readonly tables: Tables,
+    /** The clock rows as committed; a change reads and writes its unit's own. */
+    private readonly rows: Pick<CommittedReads['tenants'], 'clock'>,
     private readonly config: Pick<Config, 'clock' | 'timeScale'>,
     readonly wallNow: () => number = Date.now,
   ) {}
 
   view(tenantId: string): ClockView {
-    return this.compute(this.tables.tenants.clock(tenantId), this.wallNow());
+    return this.compute(this.rows.clock(tenantId), this.wallNow());
   }
 
   nowMs(tenantId: string): number {
     return this.view(tenantId).nowMs;
   }
 
-  /* The changes below write the tenant's clock in the caller's transaction (a unit of work's). */
+  /* The changes below write the unit's tenant's clock through its tables, in its transaction. */
 
-  set(tenantId: string, mode: ClockMode, scale?: number): ClockView {
-    const row = this.tables.tenants.clock(tenantId);
+  set(unit: TenantUnit, mode: ClockMode, scale?: number): ClockView {
+    const { tables, tenantId } = unit;
+    const row = tables.tenants.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
-    this.tables.tenants.setClock(tenantId, {
+    tables.tenants.setClock(tenantId, {
       mode,
       scale: scale ?? row.scale,
       anchorWallMs: wall,
       anchorVirtualMs: current.nowMs,
     });
-    return this.view(tenantId);
+    return this.viewIn(unit);
   }
 
   /** Moves the clock forward; a move past the end of its range is a 400 and moves nothing. */
-  advance(tenantId: string, seconds: number): ClockView {
-    const row = this.tables.tenants.clock(tenantId);
+  advance(unit: TenantUnit, seconds: number): ClockView {
+    const { tables, tenantId } = unit;
+    const row = tables.tenants.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
     const target = current.nowMs + Math.round(seconds * 1000);
@@ -60,28 +63,34 @@ export class VirtualClock {
         `advancing ${seconds} s would move the clock to ${isoTime(Math.min(target, MAX_DATE_MS))}, past the end of its range, ${isoTime(CLOCK_RANGE_MS.max)} (it is ${isoTime(current.nowMs)})`,
       );
     }
-    this.tables.tenants.setClock(tenantId, { ...row, anchorWallMs: wall, anchorVirtualMs: target });
-    return this.view(tenantId);
+    tables.tenants.setClock(tenantId, { ...row, anchorWallMs: wall, anchorVirtualMs: target });
+    return this.viewIn(unit);
   }
 
   /** Back to the configured mode and scale, keeping the current virtual time. */
-  resetToDefaults(tenantId: string): ClockView {
-    const row = this.tables.tenants.clock(tenantId);
+  resetToDefaults(unit: TenantUnit): ClockView {
+    const { tables, tenantId } = unit;
+    const row = tables.tenants.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
-    this.tables.tenants.setClock(tenantId, {
+    tables.tenants.setClock(tenantId, {
       mode: null,
       scale: null,
       anchorWallMs: wall,
       anchorVirtualMs: current.nowMs,
     });
-    return this.view(tenantId);
+    return this.viewIn(unit);
   }
 
   /** Mode and scale as saved, at the virtual time `nowMs` from now on. */
-  restore(tenantId: string, mode: ClockMode, scale: number, nowMs: number): ClockView {
-    this.tables.tenants.setClock(tenantId, { mode, scale, anchorWallMs: this.wallNow(), anchorVirtualMs: nowMs });
-    return this.view(tenantId);
+  restore(unit: TenantUnit, mode: ClockMode, scale: number, nowMs: number): ClockView {
+    unit.tables.tenants.setClock(unit.tenantId, { mode, scale, anchorWallMs: this.wallNow(), anchorVirtualMs: nowMs });
+    return this.viewIn(unit);
+  }
+
+  /** The clock as the unit's transaction has it now, after its change. */
+  private viewIn({ tables, tenantId }: TenantUnit): ClockView {
+    return this.compute(tables.tenants.clock(tenantId), this.wallNow());
   }
 
   private compute(row: ClockRow, wall: number): ClockView {

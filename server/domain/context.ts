@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Catalog } from './catalog/index.js';
 import type { VirtualClock } from './clock.js';
 import type { ReviewTokens } from './launches/review-token.js';
-import type { CommittedReads, JournalPort, RegisterKey, SnapshotPort, Tables, UnitsOfWork } from './unit-of-work.js';
+import type { CommittedReads, JournalPort, MoveKeys, RegisterKey, SnapshotPort, Tables, UnitsOfWork } from './unit-of-work.js';
 import type { OutputCache } from './workloads/outputs.js';
 import type { Materialiser } from './workloads/materialise.js';
 
@@ -14,6 +14,7 @@ export interface DomainContext {
   /** What is read outside a unit, method by method: a module holding these, not `tables`, writes only in a unit. */
   readonly committed: CommittedReads;
   readonly registerKey: RegisterKey;
+  readonly moveKeys: MoveKeys;
   readonly journal: JournalPort;
   readonly snapshots: SnapshotPort;
   /** The readiness probe: throws when the database does not answer. */

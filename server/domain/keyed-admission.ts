@@ -54,8 +54,8 @@ export interface IdempotentAnswer {
  * never answering a conflict. Only successful admissions are recorded: a refused request leaves
  * the key free for a corrected retry. The promise settles after the commit.
  */
-export async function admitOnce(deps: DomainContext, tenantId: string, key: string, req: IdempotentRequest): Promise<IdempotentAnswer> {
-  const { tables, clock, units } = deps;
+export async function admitOnce(deps: Pick<DomainContext, 'committed' | 'clock' | 'units' | 'config'>, tenantId: string, key: string, req: IdempotentRequest): Promise<IdempotentAnswer> {
+  const { committed, clock, units } = deps;
   const ttlMs = deps.config.idempotencyTtl * 1000;
   /** The earlier answer to replay, a conflict, or undefined when the key is new or expired. */
   const replayOf = (existing: IdempotencyRecord | undefined, nowMs: number): IdempotentAnswer | undefined => {
@@ -72,7 +72,7 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   // record not read since the server started) takes the write transaction, which looks for
   // itself: a duplicate queued in the same group finds the record. Looking in the file first
   // would cost every new key a read transaction of its own (the launch profile).
-  const known = tables.idempotency.cached(tenantId, req.operation, key);
+  const known = committed.idempotency.cached(tenantId, req.operation, key);
   const early = known === undefined ? undefined : replayOf(known ?? undefined, clock.nowMs(tenantId));
   if (early) return early;
   await budgetReady(deps, tenantId);
@@ -91,6 +91,6 @@ export async function admitOnce(deps: DomainContext, tenantId: string, key: stri
   });
   // A record an earlier unit of the same group commit wrote could not be kept when this one read
   // it; committed now, one read keeps it for the retries after this one (a memory hit otherwise).
-  if (answer.replayed) tables.idempotency.find(tenantId, req.operation, key);
+  if (answer.replayed) committed.idempotency.find(tenantId, req.operation, key);
   return answer;
 }

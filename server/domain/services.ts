@@ -36,9 +36,9 @@ interface ServiceOptions {
 export function createServices(options: ServiceOptions) {
   const { config, store, catalog } = options;
   const ports = domainPorts(store);
-  const { tables } = ports;
-  const clock = new VirtualClock(tables, config, options.wallNow);
-  const materialiser = new Materialiser({ tables, config });
+  const { tables, committed } = ports;
+  const clock = new VirtualClock(committed.tenants, config, options.wallNow);
+  const materialiser = new Materialiser({ committed, config });
   const context: DomainContext = {
     config,
     ...ports,

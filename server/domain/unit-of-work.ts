@@ -31,7 +31,7 @@ interface Slice {
  * writeTogether); the rest are the narrow ports below, built by the composition.
  */
 export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'onGroupCommit' | 'checkpointSoon' | 'close' | 'ping' | 'journal' | 'snapshot' | 'reset' | 'tenants'> & {
-  tenants: Omit<Store['tenants'], 'register'>;
+  tenants: Omit<Store['tenants'], 'register' | 'moveKeys' | 'notInOwnTenant'>;
 };
 
 /**
@@ -46,10 +46,29 @@ export interface CommittedReads {
    * next list; whether it has a budget, before an admission's unit (budgetReady).
    */
   admission: Pick<Tables['admission'], 'overrides' | 'budget'>;
+  /** The live fault rules, on every request: the fault hook's look before it opens a unit; all of them, for their list. */
+  faults: Pick<Tables['faults'], 'live' | 'list'>;
+  /** Whether a tenant has workload rules, before their list's slices. */
+  workloadRules: Pick<Tables['workloadRules'], 'list'>;
+  /**
+   * A key's record as memory holds it (a replay answered without a statement), and its read after
+   * the group commit that wrote it, which keeps it in memory for the retries.
+   */
+  idempotency: Pick<Tables['idempotency'], 'cached' | 'find'>;
+  /**
+   * The keys registered to a tenant other than their own, for the key mapping at start; a tenant's
+   * clock row, for its virtual now (VirtualClock: a change reads and writes its unit's own).
+   */
+  tenants: Pick<Store['tenants'], 'notInOwnTenant' | 'clock'>;
+  /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
+  runtime: Pick<Tables['runtime'], 'interventions'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
 export type RegisterKey = (keyHash: string, keyId: string, tenantId: string, wallMs: number) => { tenantId: string; keyId: string };
+
+/** At start: registered keys moved to the tenants the configuration gives them, in a transaction of its own; answers the moves. */
+export type MoveKeys = Store['tenants']['moveKeys'];
 
 /** The request journal: its rows commit on their own or ride a group commit of state changes. */
 export type JournalPort = Store['journal'] & {
@@ -65,13 +84,22 @@ export interface SnapshotPort {
 }
 
 /** The domain's part of a store, split into what DomainContext carries (services.ts builds it). */
-export function domainPorts(store: Store): { tables: Tables; committed: CommittedReads; registerKey: RegisterKey; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
+export function domainPorts(store: Store): { tables: Tables; committed: CommittedReads; registerKey: RegisterKey; moveKeys: MoveKeys; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
   const { db: _db, write: _w, writeTogether: _wt, onGroupCommit, checkpointSoon, close: _c, ping, journal, snapshot, reset: _r, tenants, ...rest } = store;
-  const { register, ...tenantRows } = tenants;
+  const { register, moveKeys, notInOwnTenant, ...tenantRows } = tenants;
   return {
     tables: { ...rest, tenants: tenantRows },
-    committed: { secrets: { list: rest.secrets.list }, admission: { overrides: rest.admission.overrides, budget: rest.admission.budget } },
+    committed: {
+      secrets: { list: rest.secrets.list },
+      admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
+      faults: { live: rest.faults.live, list: rest.faults.list },
+      workloadRules: { list: rest.workloadRules.list },
+      idempotency: { cached: rest.idempotency.cached, find: rest.idempotency.find },
+      tenants: { notInOwnTenant, clock: tenantRows.clock },
+      runtime: { interventions: rest.runtime.interventions },
+    },
     registerKey: register,
+    moveKeys: (wanted, wallMs) => store.write(() => moveKeys(wanted, wallMs)),
     journal: { ...journal, alongGroupCommits: onGroupCommit },
     // Looked up per export, as the store's own method: a test replaces it to make a read fail.
     snapshots: { openReader: (tenantId) => snapshot.openReader(tenantId), checkpointSoon },
@@ -91,8 +119,8 @@ const WORKLOAD_ID_PATTERN = serverIdPattern('wl');
 export class TenantUnit {
   private tenantMaterialised = false;
   private now: number;
-  /** What applying a workload rule needs. */
-  private readonly rules: { tables: Tables; materialiser: Materialiser };
+  /** What applying a workload rule needs besides this unit. */
+  private readonly rules: { materialiser: Materialiser };
 
   constructor(
     readonly tenantId: string,
@@ -103,7 +131,7 @@ export class TenantUnit {
     private readonly materialiser: Materialiser,
   ) {
     this.now = clock.nowMs(tenantId);
-    this.rules = { tables, materialiser };
+    this.rules = { materialiser };
   }
 
   /** The tenant's virtual time this operation runs at. */
@@ -124,16 +152,16 @@ export class TenantUnit {
    * materialised up to it, the rule applies, the run goes on from there.
    */
   materialise(row: WorkloadRow): WorkloadRow {
-    return this.materialiseFrom(row, dueRule(this.rules, row, this.now));
+    return this.materialiseFrom(row, dueRule(this, row));
   }
 
   /** materialise, the first rule due already found (or none). */
   private materialiseFrom(row: WorkloadRow, first: ReturnType<typeof dueRule>): WorkloadRow {
     let current = row;
-    for (let due = first; due; due = dueRule(this.rules, current, this.now)) {
-      current = applyRule(this.rules, this, this.announce(this.materialiser.materialise(current, due.atMs)), due);
+    for (let due = first; due; due = dueRule(this, current)) {
+      current = applyRule(this.rules, this, this.announce(this.materialiser.materialise(this, current, due.atMs)), due);
     }
-    return this.announce(this.materialiser.materialise(current, this.now));
+    return this.announce(this.materialiser.materialise(this, current, this.now));
   }
 
   /**
@@ -142,7 +170,7 @@ export class TenantUnit {
    * which the stored row's does not show until then.
    */
   withDueRulesApplied(row: WorkloadRow): WorkloadRow {
-    const due = dueRule(this.rules, row, this.now);
+    const due = dueRule(this, row);
     return due ? this.materialiseFrom(row, due) : row;
   }
 
@@ -182,27 +210,27 @@ export class TenantUnit {
   interveneAfter(current: WorkloadRow, afterMs: number, kind: string, args: object): WorkloadRow {
     const atMs = Math.max(afterMs, current.materialisedToMs) + 1;
     this.tables.runtime.addIntervention(current.id, atMs, kind, args);
-    return this.announce(this.materialiser.materialise(current, atMs));
+    return this.announce(this.materialiser.materialise(this, current, atMs));
   }
 
   /** Changes the clock's mode (and scale), keeping the virtual time. */
   setClock(mode: ClockMode, scale?: number): ClockView {
-    return this.moved(this.clock.set(this.tenantId, mode, scale));
+    return this.moved(this.clock.set(this, mode, scale));
   }
 
   /** Moves virtual time forward; what falls due is materialised as the operation reads it. */
   advanceClock(seconds: number): ClockView {
-    return this.moved(this.clock.advance(this.tenantId, seconds));
+    return this.moved(this.clock.advance(this, seconds));
   }
 
   /** Back to the configured mode and scale, keeping the current virtual time. */
   resetClock(): ClockView {
-    return this.moved(this.clock.resetToDefaults(this.tenantId));
+    return this.moved(this.clock.resetToDefaults(this));
   }
 
   /** The clock a snapshot saved: its mode and scale, resuming at its virtual time. */
   restoreClock(mode: ClockMode, scale: number, nowMs: number): ClockView {
-    return this.moved(this.clock.restore(this.tenantId, mode, scale, nowMs));
+    return this.moved(this.clock.restore(this, mode, scale, nowMs));
   }
 
   /** Deletes everything the tenant owns (the clock row's virtual time aside); answers the counts. */

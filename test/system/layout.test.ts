@@ -181,19 +181,10 @@ t.test('the domain reaches tenant state only through the unit of work: no table 
 const STILL_ON_TABLES = new Set([
   'server/domain/assets/service.ts',
   'server/domain/assets/workloads.ts',
-  'server/domain/clock.ts',
   'server/domain/compute/service.ts',
   'server/domain/connections/service.ts',
-  'server/domain/control/faults.ts',
-  'server/domain/control/scenarios.ts',
-  'server/domain/control/service.ts',
-  'server/domain/control/tenants.ts',
-  'server/domain/control/workload-rules.ts',
-  'server/domain/keyed-admission.ts',
   'server/domain/webhooks/delivery.ts',
   'server/domain/webhooks/service.ts',
-  'server/domain/workloads/materialise.ts',
-  'server/domain/workloads/rules.ts',
 ]);
 
 /**

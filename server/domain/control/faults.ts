@@ -3,6 +3,7 @@ import type { FaultAction, FaultRule } from '../../../openapi/mock.js';
 import type { FaultRow, FaultSource } from '../../../store/faults.js';
 import type { DomainContext } from '../context.js';
 import { newFaultId } from '../ids.js';
+import type { TenantUnit } from '../unit-of-work.js';
 
 export type FaultRuleInput = z.output<typeof FaultRule>;
 export type FaultActionInput = z.output<typeof FaultAction>;
@@ -37,9 +38,11 @@ function ruleMatches(rule: Pick<FaultRow, 'method' | 'path'>, method: string, pa
   return (rule.method === null || rule.method === method) && pathRegExp(rule.path).test(path);
 }
 
-export function addFault(deps: DomainContext, tenantId: string, rule: FaultRuleInput, source: FaultSource): FaultRow {
+/** Stores a rule (POST /_mock/faults, or a scenario file's entry) in the unit's transaction, made at its now. */
+export function addFault(unit: TenantUnit, rule: FaultRuleInput, source: FaultSource): FaultRow {
+  const { tables, tenantId } = unit;
   const id = newFaultId();
-  deps.tables.faults.insert({
+  tables.faults.insert({
     id,
     tenantId,
     method: rule.method ?? null,
@@ -48,9 +51,9 @@ export function addFault(deps: DomainContext, tenantId: string, rule: FaultRuleI
     after: rule.after,
     action: JSON.stringify(rule.action),
     source,
-    createdAtMs: deps.clock.nowMs(tenantId),
+    createdAtMs: unit.nowMs,
   });
-  return deps.tables.faults.get(tenantId, id)!;
+  return tables.faults.get(tenantId, id)!;
 }
 
 /**
@@ -59,12 +62,12 @@ export function addFault(deps: DomainContext, tenantId: string, rule: FaultRuleI
  * through, the oldest applies and counts it in `applied`. One synchronous transaction, so the
  * counters are exact however many requests arrive at once, and they survive restarts.
  */
-export function takeFault(deps: DomainContext, tenantId: string, method: string, url: string): FaultRow | undefined {
+export function takeFault(deps: Pick<DomainContext, 'committed' | 'units'>, tenantId: string, method: string, url: string): FaultRow | undefined {
   // Nearly every request meets no rule. A plain read says so without the write transaction (and
   // its lock and commit) that counting needs; nothing else runs between this read and the
   // transaction below, so the transaction still decides on what it reads itself. Most tenants
   // have no rule at all: then not even the path is cut out of the URL.
-  const live = deps.tables.faults.live(tenantId);
+  const live = deps.committed.faults.live(tenantId);
   if (live.length === 0) return undefined;
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);

@@ -77,7 +77,7 @@ export interface JournalPage {
 }
 
 /** GET /_mock/requests: newest first, filtered by method (any case), kind and path pattern. */
-export function listRequests(deps: DomainContext, tenantId: string, query: z.output<typeof JournalQuery>): JournalPage {
+export function listRequests(deps: Pick<DomainContext, 'journal'>, tenantId: string, query: z.output<typeof JournalQuery>): JournalPage {
   const { limit, method, kind } = query;
   const path = pathFilter(query.path, kind);
   const rows = deps.journal.list(tenantId, { limit, method: method?.toUpperCase(), kind, pathPrefix: path?.prefix, path: path?.test });
@@ -109,7 +109,7 @@ const NEAREST = 3;
  * The rows that pass them all match; when none does, the nearest say what differs. A header the
  * journal never keeps can match no request, and is refused as a path outside the roots is.
  */
-export function matchRequests(deps: DomainContext, tenantId: string, expected: z.output<typeof JournalMatch>): JournalMatches {
+export function matchRequests(deps: Pick<DomainContext, 'journal'>, tenantId: string, expected: z.output<typeof JournalMatch>): JournalMatches {
   const path = pathFilter(expected.path, expected.kind);
   const method = expected.method?.toUpperCase();
   const headers = Object.entries(expected.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const);

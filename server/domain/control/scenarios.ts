@@ -68,13 +68,13 @@ export function loadScenario(path: string, catalog: Catalog): Scenario {
   return { source: path, keys: parsed.data.keys };
 }
 
-function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry): void {
+function applyEntry(unit: TenantUnit, entry: ScenarioEntry): void {
   const { tenantId } = unit;
   // A changed entry replaces the faults and rules an earlier version of it made; API-made ones stay.
   unit.tables.faults.clear(tenantId, 'scenario');
-  for (const rule of entry.faults ?? []) addFault(deps, tenantId, rule, 'scenario');
+  for (const rule of entry.faults ?? []) addFault(unit, rule, 'scenario');
   unit.tables.workloadRules.clear(tenantId, unit.nowMs, 'scenario');
-  for (const rule of entry.workload_rules ?? []) addWorkloadRule(deps, tenantId, rule, 'scenario');
+  for (const rule of entry.workload_rules ?? []) addWorkloadRule(unit, rule, 'scenario');
   for (const [recipeId, update] of Object.entries(entry.recipes ?? {})) setRecipeOverride(unit, recipeId, update);
   if (entry.budget) setBudget(unit, entry.budget);
   if (entry.levers) setLevers(unit, entry.levers);
@@ -90,7 +90,7 @@ function applyEntry(deps: DomainContext, unit: TenantUnit, entry: ScenarioEntry)
  * the clock its time), a changed entry is applied again. Reset forgets it, so the next start
  * applies the entry afresh. Answers the tenants it applied an entry to.
  */
-export function applyScenario(deps: DomainContext, scenario: Scenario): string[] {
+export function applyScenario(deps: Pick<DomainContext, 'units' | 'config' | 'registerKey' | 'clock'>, scenario: Scenario): string[] {
   return deps.units.acrossTenants((atNow) => {
     const applied: string[] = [];
     const keyOfTenant = new Map<string, string>();
@@ -107,16 +107,19 @@ export function applyScenario(deps: DomainContext, scenario: Scenario): string[]
       if (other !== undefined) throw new ScenarioError(`${where}: same tenant as ${entryPath(['keys', other])}; give each tenant one entry`);
       keyOfTenant.set(tenantId, key);
       const sha256 = canonicalSha256(entry);
-      if (deps.tables.scenarios.appliedSha256(tenantId) === sha256) continue;
       try {
-        atNow(tenantId, (unit) => applyEntry(deps, unit, entry));
+        const changed = atNow(tenantId, (unit) => {
+          if (unit.tables.scenarios.appliedSha256(tenantId) === sha256) return false;
+          applyEntry(unit, entry);
+          unit.tables.scenarios.recordApplied(tenantId, sha256, deps.clock.wallNow());
+          return true;
+        });
+        if (changed) applied.push(tenantId);
       } catch (err) {
         // What the file asks may still not fit the tenant as it stands (a clock near its end).
         if (err instanceof DomainError) throw new ScenarioError(`${where}: ${err.message}`);
         throw err;
       }
-      deps.tables.scenarios.recordApplied(tenantId, sha256, deps.clock.wallNow());
-      applied.push(tenantId);
     }
     return applied;
   });

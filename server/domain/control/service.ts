@@ -24,8 +24,10 @@ import type { JournalPort } from '../unit-of-work.js';
  * admission levers, reset, scenarios and readiness. Each method is one operation in its own
  * transaction (a single statement is one by itself).
  */
-export function createControlService(deps: DomainContext) {
-  const { tables, clock, units, catalog, config } = deps;
+export function createControlService(
+  deps: Pick<DomainContext, 'config' | 'committed' | 'registerKey' | 'moveKeys' | 'journal' | 'ping' | 'clock' | 'catalog' | 'units'>,
+) {
+  const { committed, clock, units, catalog, config } = deps;
 
   return {
     /** The tenant of an accepted key, registered on its first use; a 401 DomainError otherwise. */
@@ -66,26 +68,28 @@ export function createControlService(deps: DomainContext) {
     async advanceClockUntil(tenantId: string, condition: UntilCondition, maxSeconds = UNTIL_MAX_SECONDS): Promise<number> {
       // Idle asks every run when it ends: worked out beforehand, in slices, the unit has only to look.
       if (condition === 'idle') await units.endsInSlices(tenantId);
-      const nowMs = units.atNow(tenantId, (unit) => advanceUntil(tables, unit, condition, maxSeconds));
+      const nowMs = units.atNow(tenantId, (unit) => advanceUntil(unit.tables, unit, condition, maxSeconds));
       await units.everyWorkloadInSlices(tenantId);
       return nowMs;
     },
 
     addFault(tenantId: string, rule: FaultRuleInput): FaultRow {
-      return units.atNow(tenantId, () => addFault(deps, tenantId, rule, 'api'));
+      return units.atNow(tenantId, (unit) => addFault(unit, rule, 'api'));
     },
 
     /** Every rule of the tenant, oldest first, exhausted ones included. */
     faults(tenantId: string): FaultRow[] {
-      return tables.faults.list(tenantId);
+      return committed.faults.list(tenantId);
     },
 
     removeFault(tenantId: string, id: string): void {
-      if (!tables.faults.delete(tenantId, id)) throw notFound(`fault ${id}`);
+      units.atNow(tenantId, (unit) => {
+        if (!unit.tables.faults.delete(tenantId, id)) throw notFound(`fault ${id}`);
+      });
     },
 
     clearFaults(tenantId: string): void {
-      tables.faults.clear(tenantId);
+      units.atNow(tenantId, (unit) => unit.tables.faults.clear(tenantId));
     },
 
     /** The fault hook: counts a /v1 request against the tenant's rules, answers the rule to apply. */
@@ -145,7 +149,7 @@ export function createControlService(deps: DomainContext) {
     },
 
     removeBudget(tenantId: string): void {
-      tables.admission.deleteBudget(tenantId);
+      units.atNow(tenantId, (unit) => unit.tables.admission.deleteBudget(tenantId));
     },
 
     /** Deletes everything the tenant owns and puts its clock back to the defaults; answers the counts. */

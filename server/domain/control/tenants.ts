@@ -18,15 +18,15 @@ export const unauthorized = (message: string) => new DomainError('unauthenticate
  * tenant owns stays under it, reachable again by a key mapped back to it. Answers the moves, for
  * the start-up log.
  */
-export function applyKeyMapping(deps: DomainContext): KeyMove[] {
-  const { config, tables } = deps;
+export function applyKeyMapping(deps: Pick<DomainContext, 'config' | 'committed' | 'moveKeys' | 'clock'>): KeyMove[] {
+  const { config, committed } = deps;
   const wanted = config.keys
     ? config.keys.map((entry) => {
         const keyHash = sha256Hex(entry.key);
         return { keyHash, tenantId: entry.tenant ?? ownTenantId(keyHash) };
       })
-    : tables.tenants.notInOwnTenant().map((keyHash) => ({ keyHash, tenantId: ownTenantId(keyHash) }));
-  return deps.units.acrossTenants(() => tables.tenants.moveKeys(wanted, deps.clock.wallNow()));
+    : committed.tenants.notInOwnTenant().map((keyHash) => ({ keyHash, tenantId: ownTenantId(keyHash) }));
+  return deps.moveKeys(wanted, deps.clock.wallNow());
 }
 
 /**
@@ -36,7 +36,7 @@ export function applyKeyMapping(deps: DomainContext): KeyMove[] {
  * new; throws an `unauthenticated` DomainError for a key this server does not accept. Scenario
  * files register their keys through this too.
  */
-export function registerKey(deps: DomainContext, key: string): Tenant {
+export function registerKey(deps: Pick<DomainContext, 'config' | 'registerKey' | 'clock'>, key: string): Tenant {
   const entry = deps.config.keys?.find((k) => k.key === key);
   if (deps.config.keys && !entry) throw unauthorized('this API key is not configured on this server');
   if (!deps.config.keys && !key.startsWith(OPEN_MODE_KEY_PREFIX)) {

@@ -4,6 +4,7 @@ import type { RuleBindings, WorkloadRuleRow } from '../../../store/workload-rule
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newWorkloadRuleId } from '../ids.js';
+import type { TenantUnit } from '../unit-of-work.js';
 
 /** Workloads of a rule listed at most, first bound first; the counts cover every one. */
 const LISTED_BINDINGS = 100;
@@ -15,27 +16,28 @@ export interface WorkloadRuleState {
 }
 
 /** Stores a rule (POST /_mock/workload-rules, or a scenario file's entry); it binds workloads admitted from now on. */
-export function addWorkloadRule(deps: Pick<DomainContext, 'tables' | 'clock'>, tenantId: string, rule: WorkloadRuleInput, source: FaultSource): WorkloadRuleRow {
+export function addWorkloadRule(unit: TenantUnit, rule: WorkloadRuleInput, source: FaultSource): WorkloadRuleRow {
+  const { tables, tenantId } = unit;
   const id = newWorkloadRuleId();
-  deps.tables.workloadRules.insert({
+  tables.workloadRules.insert({
     id,
     tenantId,
     match: JSON.stringify(rule.match),
     at: JSON.stringify(rule.at),
     action: JSON.stringify(rule.action),
     source,
-    createdAtMs: deps.clock.nowMs(tenantId),
+    createdAtMs: unit.nowMs,
   });
-  return deps.tables.workloadRules.get(tenantId, id)!;
+  return tables.workloadRules.get(tenantId, id)!;
 }
 
 /** /_mock/workload-rules: each call one transaction. */
-export function createWorkloadRuleService(deps: DomainContext) {
-  const { tables, units } = deps;
-  const stateOf = (rule: WorkloadRuleRow): WorkloadRuleState => ({ rule, bindings: tables.workloadRules.bindings(rule.id, LISTED_BINDINGS) });
+export function createWorkloadRuleService(deps: Pick<DomainContext, 'committed' | 'units'>) {
+  const { committed, units } = deps;
+  const stateOf = (unit: TenantUnit, rule: WorkloadRuleRow): WorkloadRuleState => ({ rule, bindings: unit.tables.workloadRules.bindings(rule.id, LISTED_BINDINGS) });
   return {
     add(tenantId: string, rule: WorkloadRuleInput): WorkloadRuleState {
-      return units.atNow(tenantId, () => stateOf(addWorkloadRule(deps, tenantId, rule, 'api')));
+      return units.atNow(tenantId, (unit) => stateOf(unit, addWorkloadRule(unit, rule, 'api')));
     },
 
     /**
@@ -44,11 +46,11 @@ export function createWorkloadRuleService(deps: DomainContext) {
      * so what their triggers did by now (or can no longer do) shows.
      */
     async list(tenantId: string): Promise<WorkloadRuleState[]> {
-      if (tables.workloadRules.list(tenantId).length) await units.everyWorkloadInSlices(tenantId);
+      if (committed.workloadRules.list(tenantId).length) await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
         const rules = unit.tables.workloadRules.list(tenantId);
         if (rules.length) unit.materialiseEveryWorkload();
-        return rules.map(stateOf);
+        return rules.map((rule) => stateOf(unit, rule));
       });
     },
 

@@ -89,7 +89,7 @@ export function putGradingPlan(
   const planSha256 = planHash ?? given?.[0]?.plan_sha256 ?? gradingPlanSha256(spec, revision);
   const grading = tables.grading;
   grading.putPlan(row.id, { revision, planSha256, simulated: source === 'simulated', createdAtMs: nowMs });
-  if (source === 'simulated') materialiser.restoreSimulatedReceipts(row);
+  if (source === 'simulated') materialiser.restoreSimulatedReceipts(unit, row);
   // Given receipts are all created now, so they list by attempt id; simulated ones were restored above.
   const receipts = given?.map((receipt) => ({ createdAtMs: nowMs, receipt }))
     ?? (source === 'derived' ? derivedReceipts(spec, planSha256, tables.rlEvents.phaseReports(row.id, 'evaluation')) : []);

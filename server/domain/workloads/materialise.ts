@@ -4,7 +4,7 @@ import type { InterventionRow, LogInput } from '../../../store/workload-runtime.
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { rlEventLine, simulate, stateAt, type Timeline } from '../../simulator/index.js';
 import { FIRST_GENERATION, type Intervention, type SimRLEvent, type SimReceipt, type SimSpec, type TimelineItem } from '../../simulator/types.js';
-import type { Tables } from '../unit-of-work.js';
+import type { CommittedReads, TenantUnit } from '../unit-of-work.js';
 import type { Config } from '../../config.js';
 import { canonicalJsonOf } from '../canonical.js';
 
@@ -93,7 +93,7 @@ export class Materialiser {
   private readonly cache = new Map<string, RunContext>();
   private readonly ends = new Map<string, RunEnd>();
 
-  constructor(private readonly deps: { tables: Tables; config: Config }) {}
+  constructor(private readonly deps: { committed: Pick<CommittedReads, 'runtime'>; config: Config }) {}
 
   bounds(): EventBounds {
     return {
@@ -119,7 +119,7 @@ export class Materialiser {
 
   /** The workload's interventions and the key of its simulation: its id and their content. */
   private interventionsOf(row: WorkloadRow) {
-    const rows = this.deps.tables.runtime.interventions(row.id);
+    const rows = this.deps.committed.runtime.interventions(row.id);
     // Keyed by content, not by the last row id: SQLite reuses the id of a rolled-back insert.
     return { rows, key: `${row.id}:${rows.map((r) => `${r.seq},${r.atMs},${r.kind},${r.args}`).join(';')}` };
   }
@@ -136,15 +136,15 @@ export class Materialiser {
   }
 
   /**
-   * Brings one workload up to `nowMs`, in the caller's transaction; answers the row as stored
-   * afterwards and the status items passed. Only a unit of work calls it (unit-of-work.ts), which
-   * announces those items.
+   * Brings one workload up to `nowMs`, through the unit's tables, in its transaction; answers the
+   * row as stored afterwards and the status items passed. Only a unit of work calls it
+   * (unit-of-work.ts), which announces those items.
    */
-  materialise(row: WorkloadRow, nowMs: number): Materialised {
+  materialise(unit: TenantUnit, row: WorkloadRow, nowMs: number): Materialised {
     if (row.settled || nowMs <= row.materialisedToMs) return { row, run: undefined, passed: UNCHANGED };
     const ctx = this.context(row);
     const { items } = ctx.timeline;
-    const tables = this.deps.tables;
+    const { tables } = unit;
     const from = firstAfter(items, row.materialisedToMs);
     const to = firstAfter(items, nowMs);
     const plan = ctx.spec.privateGrading ? tables.grading.plan(row.id, 1) : undefined;
@@ -165,7 +165,7 @@ export class Materialiser {
           statuses.push(item);
           if (item.generation > generation) {
             flush();
-            this.replayIntoGeneration(row.id, ctx, item.generation, item.atMs);
+            this.replayIntoGeneration(unit, row.id, ctx, item.generation, item.atMs);
             generation = item.generation;
           }
           break;
@@ -187,7 +187,7 @@ export class Materialiser {
     }
     flush();
     if (logs.length) tables.runtime.appendLogs(row.id, logs, this.deps.config.maxLogBytesPerAttempt);
-    this.putReceipts(row.id, receipts);
+    this.putReceipts(unit, row.id, receipts);
 
     const state = stateAt(ctx.spec, ctx.interventions, nowMs, ctx.timeline);
     const lastAtMs = items.length ? items[items.length - 1].atMs : row.createdAtMs;
@@ -209,20 +209,20 @@ export class Materialiser {
    * graded attempt twice otherwise, pending and then final. Simulated receipts are all of plan
    * revision 1 (a launch admits only that plan).
    */
-  private putReceipts(workloadId: string, items: readonly ReceiptItem[]): void {
+  private putReceipts(unit: TenantUnit, workloadId: string, items: readonly ReceiptItem[]): void {
     const latest = new Map<string, { atMs: number; receipt: SimReceipt }>();
     for (const { atMs, receipt } of items) latest.set(receipt.attempt_id, { atMs: latest.get(receipt.attempt_id)?.atMs ?? atMs, receipt });
-    for (const [attemptId, r] of latest) this.deps.tables.grading.putReceipt(workloadId, 1, attemptId, r.atMs, r.receipt);
+    for (const [attemptId, r] of latest) unit.tables.grading.putReceipt(workloadId, 1, attemptId, r.atMs, r.receipt);
   }
 
   /**
    * Gives revision 1's plan back to the simulator after PUT /_mock/workloads/{id}/grading-plan
-   * replaced it: the receipts already due are written again, later ones follow as usual.
+   * replaced it: the receipts already due are written again, in the unit, later ones follow as usual.
    */
-  restoreSimulatedReceipts(row: WorkloadRow): void {
+  restoreSimulatedReceipts(unit: TenantUnit, row: WorkloadRow): void {
     const { items } = this.context(row).timeline;
     const due = items.slice(0, firstAfter(items, row.materialisedToMs));
-    this.putReceipts(row.id, due.filter((item): item is ReceiptItem => item.kind === 'receipt'));
+    this.putReceipts(unit, row.id, due.filter((item): item is ReceiptItem => item.kind === 'receipt'));
   }
 
   /**
@@ -231,19 +231,20 @@ export class Materialiser {
    * events of custom runs are replayed the same way as simulated ones. The workload prints them
    * again, so they are logged again too.
    */
-  private replayIntoGeneration(workloadId: string, ctx: RunContext, generation: number, atMs: number): void {
+  private replayIntoGeneration(unit: TenantUnit, workloadId: string, ctx: RunContext, generation: number, atMs: number): void {
     // Counted among the recoveries the simulator applied: an ignored one started no generation.
     const ignored = new Set(ctx.timeline.ignored.map((i) => i.intervention));
     const recoveries = ctx.interventions.filter((i): i is Extract<Intervention, { kind: 'recover' }> => i.kind === 'recover' && !ignored.has(i));
     const cause = recoveries[generation - FIRST_GENERATION - 1];
     if (!cause || cause.replayLast <= 0) return;
-    const previous = this.deps.tables.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
-    this.deps.tables.runtime.appendLogs(
+    const { tables } = unit;
+    const previous = tables.rlEvents.lastOf(workloadId, generation - 1, cause.replayLast);
+    tables.runtime.appendLogs(
       workloadId,
       previous.map((e) => ({ stageId: e.stageId, generation, atMs, line: rlEventLine(JSON.parse(e.event)) })),
       this.deps.config.maxLogBytesPerAttempt,
     );
-    this.deps.tables.rlEvents.append(
+    tables.rlEvents.append(
       workloadId,
       previous.map((e) => ({ ...e, generation, receivedAtMs: atMs })),
       this.bounds(),

@@ -22,7 +22,7 @@ export interface DueRule {
   never?: string;
 }
 
-type Deps = Pick<DomainContext, 'tables' | 'materialiser'>;
+type Deps = Pick<DomainContext, 'materialiser'>;
 
 /** The facts a rule's `match` names, of a workload being admitted. */
 function factsOf(w: NewWorkload): Record<string, string | undefined> {
@@ -105,15 +105,16 @@ export function nextDue(pending: readonly BindingRow[], timeline: Timeline): Due
 }
 
 /**
- * The workload's binding due by `nowMs`, earliest first, or undefined. Costs nothing for a tenant
- * without rules, which is nearly every one: it has no binding pending either.
+ * The workload's binding due by the unit's now, earliest first, or undefined. Costs nothing for a
+ * tenant without rules, which is nearly every one: it has no binding pending either.
  */
-export function dueRule(deps: Deps, row: WorkloadRow, nowMs: number): DueRule | undefined {
-  if (deps.tables.workloadRules.list(row.tenantId).length === 0) return undefined;
-  const pending = deps.tables.workloadRules.pending(row.id);
+export function dueRule(unit: TenantUnit, row: WorkloadRow): DueRule | undefined {
+  const { tables } = unit;
+  if (tables.workloadRules.list(row.tenantId).length === 0) return undefined;
+  const pending = tables.workloadRules.pending(row.id);
   if (pending.length === 0) return undefined;
-  const due = nextDue(pending, deps.materialiser.context(row).timeline);
-  return due && due.atMs <= nowMs ? due : undefined;
+  const due = nextDue(pending, unit.run(row).timeline);
+  return due && due.atMs <= unit.nowMs ? due : undefined;
 }
 
 /**

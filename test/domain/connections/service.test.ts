@@ -34,7 +34,7 @@ t.test('an admitted workload holds its connection until it ends in virtual time'
   const id = await submit(services, tn, { connections: ['wb'], sweep_id: 'lr' });
   t.equal(store.connections.heldBy(id), wb.id);
   t.equal(await refusal(() => services.connections.delete(tn, 'wb')), 'connection_in_use');
-  services.context.clock.advance(tn, 3600);
+  services.context.units.atNow(tn, (unit) => unit.advanceClock(3600));
   t.equal(await refusal(() => services.connections.delete(tn, wb.id)), 'accepted', 'the ended workload, materialised by the delete, no longer holds it');
   t.equal(store.connections.find(tn, 'wb'), undefined);
   t.equal(store.connections.heldBy(id), wb.id, 'the ended workload keeps the record of what it used');

@@ -51,9 +51,9 @@ t.test('ingest targets: stage and generation from the body or the query, checked
   t.same(refusal(() => evidence.ingest(tenant, id, { events, generation: 1 }, { generation: 1 })), { refusal: 'invalid', code: 'invalid_request' }, 'both places');
   t.equal(evidence.eventPage(tenant, id, undefined, 100).events.length, 0, 'a refused request stores nothing');
 
-  context.clock.advance(tenant, 120);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(120));
   workloads.recover(tenant, id);
-  context.clock.advance(tenant, 120);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(120));
   t.match(evidence.ingest(tenant, id, { events }, { generation: 1 }), { generation: 1, accepted: 2 }, 'an earlier generation from the query');
   t.match(evidence.ingest(tenant, id, { events }, {}), { generation: 2, accepted: 2 }, 'by default the current one');
 

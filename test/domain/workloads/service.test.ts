@@ -3,7 +3,7 @@ import type { Services } from '../../../server/domain/services.js';
 import { customPayload, domainServices, refusal, submit } from '../../helpers/domain.js';
 
 // The workloads service over `:memory:`: the operations the routes are one call to, without a
-// server. Every tenant's clock is manual, so virtual time moves only with context.clock.advance.
+// server. Every tenant's clock is manual, so virtual time moves only with a unit's advanceClock.
 
 const statusOf = (services: Services, tenantId: string, id: string) =>
   services.workloads.materialisedRead(tenantId, id, (row) => row.status);
@@ -25,9 +25,9 @@ t.test('submit admits in accepted; read materialises up to the tenant\'s virtual
 
   t.same(workloads.materialisedRead(tenant, id, (row, run) => [row.status, run.spec.kind]), ['accepted', 'custom'], 'read hands over the row and its run');
   t.equal(statusOf(services, tenant, id), 'accepted', 'no virtual time passed, however long the test takes');
-  context.clock.advance(tenant, 120);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(120));
   t.equal(statusOf(services, tenant, id), 'running');
-  context.clock.advance(tenant, 3600);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(3600));
   t.equal(statusOf(services, tenant, id), 'completed');
   t.ok(workloads.events(tenant, id, 0).length > 0, 'the lifecycle events were written as they fell due');
 });
@@ -48,14 +48,14 @@ t.test('cancel ends an active workload and is harmless twice or once it has fini
   const { workloads, context } = services;
   const tenant = newTenant();
   const id = await submit(services, tenant);
-  context.clock.advance(tenant, 120);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(120));
   workloads.cancel(tenant, id);
   t.equal(statusOf(services, tenant, id), 'cancelled');
   workloads.cancel(tenant, id);
   t.equal(statusOf(services, tenant, id), 'cancelled', 'twice');
 
   const done = await submit(services, tenant);
-  context.clock.advance(tenant, 3600);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(3600));
   workloads.cancel(tenant, done);
   t.equal(statusOf(services, tenant, done), 'completed', 'a finished workload stays as it ended');
 });
@@ -65,13 +65,13 @@ t.test('list: newest first, status filters, the contract\'s limit rule and offse
   const { workloads, context } = services;
   const tenant = newTenant();
   const completed = await submit(services, tenant);
-  context.clock.advance(tenant, 3600);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(3600));
   const running = await submit(services, tenant);
   // Created in the same virtual millisecond, two workloads would be ordered by their random ids.
-  context.clock.advance(tenant, 1);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(1));
   const cancelled = await submit(services, tenant);
   workloads.cancel(tenant, cancelled);
-  context.clock.advance(tenant, 120);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(120));
   const ids = async (query: Parameters<typeof workloads.list>[1]) => (await workloads.list(tenant, query)).workloads.map((w) => w.row.id);
 
   t.same(await ids({}), [cancelled, running, completed]);
@@ -105,7 +105,7 @@ t.test('another tenant\'s workload, a missing one and a malformed id all read as
   const owner = newTenant();
   const other = newTenant();
   const id = await submit(services, owner);
-  context.clock.advance(owner, 120);
+  context.units.atNow(owner, (unit) => unit.advanceClock(120));
   const before = services.context.tables.runtime.interventions(id).length;
 
   const operations: Record<string, (tenantId: string, id: string) => unknown> = {
@@ -145,13 +145,13 @@ t.test('freeze and resume: one transaction each, an ignored request kept before 
   const { workloads, context } = services;
   const tenant = newTenant();
   const id = await submit(services, tenant);
-  context.clock.advance(tenant, 120);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(120));
   t.same(refusal(() => workloads.freezeState(tenant, id)), { refusal: 'not_found', code: 'not_found' }, 'never frozen');
 
   const requested = workloads.freeze(tenant, id);
   t.match(requested, { workload_id: id, state: 'requested', frozen_at: null });
   t.same(workloads.freezeState(tenant, id), requested, 'read back from the same timeline');
-  context.clock.advance(tenant, 30);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(30));
   t.match(workloads.freezeState(tenant, id), { id: requested.id, state: 'frozen' });
   t.equal(statusOf(services, tenant, id), 'frozen');
 
@@ -160,7 +160,7 @@ t.test('freeze and resume: one transaction each, an ignored request kept before 
   t.equal(context.tables.runtime.interventions(id).length, recorded + 1, 'the refused freeze is recorded, as an ignored intervention');
 
   t.match(workloads.resume(tenant, id), { id: requested.id, state: 'resuming' });
-  context.clock.advance(tenant, 30);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(30));
   t.equal(statusOf(services, tenant, id), 'running');
   t.same(refusal(() => workloads.resume(tenant, id)), { refusal: 'conflict', code: 'not_frozen' });
 });
@@ -176,10 +176,10 @@ t.test('the /_mock interventions: recover, drop events and fail, refused in the 
   t.match(dropped, { row: { id, status: 'accepted' }, counters: { dropped: 3, truncated: true } });
   t.equal(workloads.dropEvents(tenant, id, 2).counters.dropped, 5, 'drops add up');
 
-  context.clock.advance(tenant, 120);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(120));
   const recovered = workloads.recover(tenant, id, 0);
   t.equal(recovered.row.status, 'recovering');
-  context.clock.advance(tenant, 120);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(120));
   t.equal(workloads.materialisedRead(tenant, id, (row) => row.generation), 2, 'back in the next generation');
 
   const failed = workloads.fail(tenant, id, 'out of patience');
@@ -194,7 +194,7 @@ t.test('outputs: published on completion, found by name and stage, a bad name re
   const tenant = newTenant();
   const id = await submit(services, tenant, { stages: [withStage({ results: 'outputs', model: 'ckpt' }), withStage({ results: 'eval' }, 'eval')] });
   t.same(workloads.outputs(tenant, id), { workloadId: id, outputs: [] }, 'nothing before it completes');
-  context.clock.advance(tenant, 3600);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(3600));
 
   const { outputs } = workloads.outputs(tenant, id);
   t.same(outputs.map((o) => [o.stageId, o.name]), [['main', 'results'], ['main', 'model'], ['eval', 'results']]);
@@ -215,7 +215,7 @@ t.test('records: artifacts, ledger and routing read from the same materialised r
   const { workloads, context } = services;
   const tenant = newTenant();
   const id = await submit(services, tenant);
-  context.clock.advance(tenant, 3600);
+  context.units.atNow(tenant, (unit) => unit.advanceClock(3600));
   const ledger = workloads.ledger(tenant, id);
   t.equal(ledger.workload_id, id);
   t.equal(ledger.settlement.status, 'closed', 'settled once the run ended');
