@@ -55,7 +55,7 @@ export const ROLES: Record<string, string> = {
   'server/domain/ids.ts': 'the new workload\'s id',
   'server/domain/workloads/rows.ts': 'the new workload\'s row',
   'server/domain/workloads/rules.ts': '`bindRules`: the tenant\'s workload rules that match it, fixed into the run',
-  'store/transactions.ts': '`writeTogether`: the group commit and its riders',
+  'store/transactions.ts': '`writeTogether`: the group commit; `write`: the journal\'s own commit',
   'store/checkpointer.ts': 'counts the commit; every so many, a checkpoint on its thread',
   'store/tenant-cache.ts': 'the tenant\'s clock, faults, rules, levers, overrides, budget and keys, read once',
   'store/tenants.ts': 'the tenant\'s clock row',
@@ -66,7 +66,7 @@ export const ROLES: Record<string, string> = {
   'store/workload-rules.ts': 'the workload rules',
   'store/workloads.ts': 'the workload\'s row',
   'store/grading.ts': 'the grading plan\'s row',
-  'store/journal.ts': 'the journal rows, riding the group commit',
+  'store/journal.ts': 'the journal rows, committed on their own after the answer',
 };
 
 /** A compiled module's source file, relative to the package: the .js under dist/ is the .ts beside it. */

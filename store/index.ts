@@ -24,7 +24,6 @@ import { createWebhookStore } from './webhooks.js';
 import { createWorkloadStore } from './workloads.js';
 
 export type Store = ReturnType<typeof createStore>;
-export type { Rider } from './transactions.js';
 
 function createStore(db: Db, unlock: () => void) {
   const cache = createTenantCache(db);

@@ -11,15 +11,9 @@ interface QueuedWrite {
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
 /**
- * Work that rides along every group commit, after its writes. It may answer how to put back what
- * it took: called when the group's transaction fails, so nothing it wrote is lost with the rollback.
- */
-export type Rider = () => (() => void) | void;
-
-/**
  * How state changes reach the database: one IMMEDIATE transaction each (write), or committed
- * together with the others of an event-loop turn (writeTogether, the group commit, with its
- * riders); each commit counted for the checkpointer's thread.
+ * together with the others of an event-loop turn (writeTogether, the group commit); each commit
+ * counted for the checkpointer's thread.
  */
 export function createTransactions(db: Db, cache: TenantCache) {
   // One transaction function for every write: better-sqlite3 builds four wrappers and defines
@@ -29,12 +23,10 @@ export function createTransactions(db: Db, cache: TenantCache) {
   const checkpointer = db.memory ? undefined : createCheckpointer(db.name);
 
   let queued: QueuedWrite[] = [];
-  const riders: Rider[] = [];
   const commitQueued = () => {
     const writes = queued;
     queued = [];
     const outcomes: Outcome[] = [];
-    const putBack: (() => void)[] = [];
     cache.outsideTransaction();
     try {
       inTransaction.immediate(() => {
@@ -45,13 +37,8 @@ export function createTransactions(db: Db, cache: TenantCache) {
             outcomes.push({ ok: false, err });
           }
         }
-        for (const ride of riders) {
-          const back = ride();
-          if (back) putBack.push(back);
-        }
       });
     } catch {
-      for (const back of putBack) back();
       // The commit itself failed, so none of these was stored: each gets a transaction of its own.
       for (const { fn, resolve, reject } of writes) {
         try {
@@ -89,10 +76,6 @@ export function createTransactions(db: Db, cache: TenantCache) {
       return new Promise<T>((resolve, reject) => {
         if (queued.push({ fn, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(commitQueued);
       });
-    },
-    /** fn runs inside every group commit, after the queued writes; it must handle its own errors. */
-    onGroupCommit(fn: Rider): void {
-      riders.push(fn);
     },
     /**
      * Asks the checkpointer's thread to copy the WAL into the database now, after a commit of many

@@ -26,12 +26,17 @@ const storedId = rows.workload.id as string;
 const j = rows.journal;
 /** The mock's journal ring size (its default, --journal-size 1000). */
 const JOURNAL_SIZE = 1000;
+
 let journalPending: JournalRecord[] = [];
-// The journal rows ride each group commit, as the mock's do.
-store.onGroupCommit(() => {
-  if (journalPending.length) store.journal.append(journalPending, JOURNAL_SIZE);
-  journalPending = [];
-});
+/** The journal rows wait 10 ms and commit on their own, as the mock's do. */
+const journal = (record: JournalRecord) => {
+  if (journalPending.push(record) > 1) return;
+  setTimeout(() => {
+    const rows = journalPending;
+    journalPending = [];
+    store.write(() => store.journal.append(rows, JOURNAL_SIZE));
+  }, 10);
+};
 
 let launched = 0;
 const app = Fastify({ logger: false });
@@ -39,8 +44,9 @@ app.post('/v1/rl-runs', async (request, reply) => {
   const body = request.body as { recipe_id?: unknown };
   if (typeof body?.recipe_id !== 'string') return reply.code(400).send({ error: 'invalid_request' });
   const key = String(request.headers['idempotency-key']);
+  const n = ++launched;
   // Same length as the mock's ids, so the rows and the answer keep their size.
-  const id = `wl_${(++launched).toString(36).padStart(storedId.length - 3, '0')}`;
+  const id = `wl_${n.toString(36).padStart(storedId.length - 3, '0')}`;
   // The mock's answer to a fresh launch: the admitted workload.
   const text = JSON.stringify({ id, workload_id: id, status: 'accepted', revision: 1 });
   const fresh = (row: Row) => ({ ...row, workload_id: id });
@@ -48,15 +54,16 @@ app.post('/v1/rl-runs', async (request, reply) => {
     insertWorkload.run({ ...rows.workload, id });
     insertIdempotency.run({ ...fresh(rows.idempotency), key });
     for (const { plan, statement } of insertPlans) statement.run(fresh(plan));
-    journalPending.push({
-      tenantId,
-      row: {
-        kind: 'api', atMs: j.at_ms as number, wallMs: Date.now(), method: 'POST', path: '/v1/rl-runs', query: '', headers: JSON.parse(j.headers as string),
-        headersTruncated: j.headers_truncated === 1, status: 202,
-        requestId: `req_${launched.toString(16).padStart(32, '0')}`, idempotencyKey: key, replayed: false, fault: null, faultId: null,
-        body: j.body as string, bodyJson: true, bodyBytes: j.body_bytes as number, bodyTruncated: j.body_truncated === 1, durationMs: j.duration_ms as number,
-      },
-    });
+  });
+  // As the mock journals a request: once it is answered, committed with the others waiting.
+  journal({
+    tenantId,
+    row: {
+      kind: 'api', atMs: j.at_ms as number, wallMs: Date.now(), method: 'POST', path: '/v1/rl-runs', query: '', headers: JSON.parse(j.headers as string),
+      headersTruncated: j.headers_truncated === 1, status: 202,
+      requestId: `req_${n.toString(16).padStart(32, '0')}`, idempotencyKey: key, replayed: false, fault: null, faultId: null,
+      body: j.body as string, bodyJson: true, bodyBytes: j.body_bytes as number, bodyTruncated: j.body_truncated === 1, durationMs: j.duration_ms as number,
+    },
   });
   return reply.code(202).type('application/json; charset=utf-8').send(text);
 });

@@ -30,7 +30,7 @@ interface Slice {
  * hold the Store, so nothing else in the domain can open a transaction (store.write,
  * writeTogether); the rest are the narrow ports below, built by the composition.
  */
-export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'onGroupCommit' | 'checkpointSoon' | 'close' | 'ping' | 'journal' | 'snapshot' | 'reset' | 'tenants'> & {
+export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'checkpointSoon' | 'close' | 'ping' | 'journal' | 'snapshot' | 'reset' | 'tenants'> & {
   tenants: Omit<Store['tenants'], 'register' | 'moveKeys' | 'notInOwnTenant'>;
 };
 
@@ -70,10 +70,9 @@ export type RegisterKey = (keyHash: string, keyId: string, tenantId: string, wal
 /** At start: registered keys moved to the tenants the configuration gives them, in a transaction of its own; answers the moves. */
 export type MoveKeys = Store['tenants']['moveKeys'];
 
-/** The request journal: its rows commit on their own or ride a group commit of state changes. */
-export type JournalPort = Store['journal'] & {
-  /** `fn` runs inside every group commit, after its writes; it must handle its own errors. */
-  alongGroupCommits: Store['onGroupCommit'];
+/** The request journal: its rows commit in transactions of their own, never inside a state change's. */
+export type JournalPort = Omit<Store['journal'], 'append'> & {
+  append(entries: Parameters<Store['journal']['append']>[0], size: number): void;
 };
 
 /** A snapshot's whole-tenant copy out, read from committed state beside the server's writes. */
@@ -85,7 +84,7 @@ export interface SnapshotPort {
 
 /** The domain's part of a store, split into what DomainContext carries (services.ts builds it). */
 export function domainPorts(store: Store): { tables: Tables; committed: CommittedReads; registerKey: RegisterKey; moveKeys: MoveKeys; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
-  const { db: _db, write: _w, writeTogether: _wt, onGroupCommit, checkpointSoon, close: _c, ping, journal, snapshot, reset: _r, tenants, ...rest } = store;
+  const { db: _db, write: _w, writeTogether: _wt, checkpointSoon, close: _c, ping, journal, snapshot, reset: _r, tenants, ...rest } = store;
   const { register, moveKeys, notInOwnTenant, ...tenantRows } = tenants;
   return {
     tables: { ...rest, tenants: tenantRows },
@@ -100,7 +99,8 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
     },
     registerKey: register,
     moveKeys: (wanted, wallMs) => store.write(() => moveKeys(wanted, wallMs)),
-    journal: { ...journal, alongGroupCommits: onGroupCommit },
+    // A commit of its own, counted for the checkpointer's thread as every state change is.
+    journal: { ...journal, append: (entries, size) => store.write(() => journal.append(entries, size)) },
     // Looked up per export, as the store's own method: a test replaces it to make a read fail.
     snapshots: { openReader: (tenantId) => snapshot.openReader(tenantId), checkpointSoon },
     ping,

@@ -137,56 +137,35 @@ const FLUSH_AT_ROWS = 1000;
  * has left, so journaling can never change a response; a failure is logged, not raised. The
  * headers are kept but the credentials (UNJOURNALED_HEADERS).
  *
- * Rows wait in memory and are committed together: with the next group commit of state changes
- * (store.writeTogether), which they ride along, or FLUSH_AFTER_MS after the first of them, or once
- * FLUSH_AT_ROWS wait. A commit per request, and then one per event-loop turn, was the largest
- * single cost of a /v1 read (bench/, profile of GET /v1/rl-recipes). The journal's readers see
- * every row all the same: each /_mock handler (the journal's routes and reset among them) runs
- * after what is waiting has been written, as does closing the server.
+ * Rows wait in memory and are committed together, in a transaction of their own: FLUSH_AFTER_MS
+ * after the first of them, or once FLUSH_AT_ROWS wait. A commit per request, and then one per
+ * event-loop turn, was the largest single cost of a /v1 read (bench/, profile of GET
+ * /v1/rl-recipes). They never ride a state change's transaction: a launch commits its own rows
+ * and no other request's, and a failed journal write cannot undo a state change, nor the reverse.
+ * The journal's readers see every row all the same: each /_mock handler (the journal's routes and
+ * reset among them) runs after what is waiting has been written, as does closing the server.
  */
 export default fp(async function journal(app) {
   const { control } = app.services;
   let pending: JournalRecord[] = [];
   let timer: NodeJS.Timeout | undefined;
-  const take = (): JournalRecord[] | undefined => {
+  const flush = () => {
     clearTimeout(timer);
     timer = undefined;
-    if (pending.length === 0) return undefined;
+    if (pending.length === 0) return;
     const entries = pending;
     pending = [];
-    return entries;
-  };
-  const write = (entries: JournalRecord[]): boolean => {
     try {
       control.appendJournal(entries);
-      return true;
     } catch (err) {
       app.log.error({ err, requests: entries.map((e) => e.row.requestId) }, 'request journal: could not record these requests');
-      return false;
     }
-  };
-  const flush = () => {
-    const entries = take();
-    if (entries) write(entries);
   };
   const record = (entry: JournalRecord) => {
     const waiting = pending.push(entry);
     if (waiting >= FLUSH_AT_ROWS) flush();
     else if (waiting === 1) timer = setTimeout(flush, FLUSH_AFTER_MS);
   };
-
-  // Riding a group commit, the rows are lost with it if its transaction fails: they go back to
-  // the front of the queue, and the timer writes them on their own.
-  control.alongGroupCommits(() => {
-    const entries = take();
-    if (!entries || !write(entries)) return;
-    return () => {
-      app.log.warn({ requests: entries.map((e) => e.row.requestId) }, 'request journal: the group commit these rode along failed; queued again');
-      pending = entries.concat(pending);
-      clearTimeout(timer);
-      timer = setTimeout(flush, FLUSH_AFTER_MS);
-    };
-  });
   app.addHook('onClose', async () => flush());
   const recorder = (kind: JournalKind) => syncHook((request, reply) => {
     // Only control routes opt out; routeOptions builds an object on every read.

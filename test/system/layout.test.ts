@@ -133,7 +133,7 @@ function storeViolations(path: string): string[] {
  * path), and a better-sqlite3 transaction function's (a table store's method made with
  * db.transaction).
  */
-type Opens = 'write' | 'writeTogether' | 'onGroupCommit' | 'transaction' | 'exec' | 'prepare' | 'immediate' | 'deferred' | 'exclusive';
+type Opens = 'write' | 'writeTogether' | 'transaction' | 'exec' | 'prepare' | 'immediate' | 'deferred' | 'exclusive';
 /** The members of T, and of its members down to `depth` levels, through which a transaction opens. */
 type Reaches<T, Depth extends unknown[] = []> = T extends object
   ? Extract<keyof T, Opens> | (Depth['length'] extends 4 ? never : Below<T, keyof T, Depth>)

@@ -17,7 +17,6 @@ import { leversView, setLevers } from './levers.js';
 import { applyScenario, type Scenario } from './scenarios.js';
 import { applyKeyMapping, registerKey, type Tenant } from './tenants.js';
 import { advanceUntil, UNTIL_MAX_SECONDS, type UntilCondition } from './until.js';
-import type { JournalPort } from '../unit-of-work.js';
 
 /**
  * The mock's own levers and plumbing: keys, the clock, fault rules, the request journal, the
@@ -105,14 +104,6 @@ export function createControlService(
     /** Appends journal rows, each tenant's ring kept at the configured size, in one transaction. */
     appendJournal(entries: readonly JournalRecord[]): void {
       deps.journal.append(entries, config.journalSize);
-    },
-
-    /**
-     * `fn` runs inside every group commit of state changes, after them: the journal's waiting rows
-     * ride along rather than pay a commit of their own. It must handle its own errors.
-     */
-    alongGroupCommits(fn: Parameters<JournalPort['alongGroupCommits']>[0]): void {
-      deps.journal.alongGroupCommits(fn);
     },
 
     /** Newest first, with how many rows were evicted; paths match as fault rules match them. */

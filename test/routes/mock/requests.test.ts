@@ -228,22 +228,3 @@ t.test('POST /_mock/requests/match: the matches, or the nearest requests and wha
   }
   t.equal((await journal(s)).length, 3, 'matching is not journaled');
 });
-
-t.test('journal rows riding a group commit that fails are queued again, not lost', async (t) => {
-  const s = await startInProcess(t);
-  await s.call('GET', '/v1/me');
-  const rowsNow = s.store.db.prepare('SELECT count(*) FROM request_journal').pluck();
-  let ridden: unknown;
-  let failOnce = true;
-  // Registered after the journal's rider, so it runs after the journal wrote its rows, in the same transaction.
-  s.store.onGroupCommit(() => {
-    if (!failOnce) return;
-    failOnce = false;
-    ridden = rowsNow.get();
-    throw new Error('the group commit fails');
-  });
-  await s.store.writeTogether(() => undefined);
-  t.equal(ridden, 1, 'the waiting row rode along the failed group commit');
-  t.equal(rowsNow.get(), 0, 'and was rolled back with it');
-  t.match(await journal(s), [{ method: 'GET', path: '/v1/me', status: 200 }], 'it is written all the same');
-});
