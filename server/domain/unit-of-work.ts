@@ -40,12 +40,14 @@ export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'onGroupComm
  * tenant state only inside a unit. Modules move onto it from `tables` one at a time.
  */
 export interface CommittedReads {
-  secrets: Pick<Tables['secrets'], 'list'>;
+  secrets: Pick<Tables['secrets'], 'list' | 'byId'>;
   /**
    * A tenant's recipe overrides, read outside a transaction so the tenant cache keeps them for the
    * next list; whether it has a budget, before an admission's unit (budgetReady).
    */
   admission: Pick<Tables['admission'], 'overrides' | 'budget'>;
+  /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */
+  connections: Pick<Tables['connections'], 'find' | 'list'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -70,7 +72,11 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
   const { register, ...tenantRows } = tenants;
   return {
     tables: { ...rest, tenants: tenantRows },
-    committed: { secrets: { list: rest.secrets.list }, admission: { overrides: rest.admission.overrides, budget: rest.admission.budget } },
+    committed: {
+      secrets: { list: rest.secrets.list, byId: rest.secrets.byId },
+      admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
+      connections: { find: rest.connections.find, list: rest.connections.list },
+    },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },
     // Looked up per export, as the store's own method: a test replaces it to make a read fail.

@@ -183,7 +183,6 @@ const STILL_ON_TABLES = new Set([
   'server/domain/assets/workloads.ts',
   'server/domain/clock.ts',
   'server/domain/compute/service.ts',
-  'server/domain/connections/service.ts',
   'server/domain/control/faults.ts',
   'server/domain/control/scenarios.ts',
   'server/domain/control/service.ts',

@@ -142,7 +142,7 @@ export function createAssetService(deps: DomainContext) {
     import(tenantId: string, body: AssetImportRequest): { outcome: ImportOutcome; asset: AssetAt } {
       const plan = planImport(body);
       return units.atNow(tenantId, ({ nowMs, tables }) => {
-        if (plan.query) checkQueryConnection(deps, tenantId, plan.query.connectionId, plan.query.branch);
+        if (plan.query) checkQueryConnection(tables, tenantId, plan.query.connectionId, plan.query.branch);
         if (plan.query?.reuse) {
           const earlier = tables.assets.reusable(tenantId, plan.query.hash, nowMs);
           if (earlier) return { outcome: 'reused' as const, asset: assetAt(earlier, nowMs) };

@@ -141,6 +141,6 @@ export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, paylo
   if (refusal) throw refusal;
   insertWorkload(unit, { id, kind: 'custom', origin: options.example ? 'example' : 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   holdAssets(unit, id, assetIds);
-  bindWorkloadConnection(deps, unit, id, payload);
+  bindWorkloadConnection(unit, id, payload);
   return id;
 }

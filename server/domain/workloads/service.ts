@@ -110,7 +110,7 @@ export function createWorkloadService(deps: DomainContext) {
     validate(tenantId: string, payload: Payload): void {
       checkSubmission(deps, payload);
       checkWorkloadAssets(deps, tenantId, payload, clock.nowMs(tenantId));
-      checkWorkloadConnection(deps, tenantId, payload);
+      checkWorkloadConnection(deps.committed, tenantId, payload);
     },
 
     /**
