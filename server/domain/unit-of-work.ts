@@ -48,6 +48,8 @@ export interface CommittedReads {
   admission: Pick<Tables['admission'], 'overrides' | 'budget'>;
   /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */
   connections: Pick<Tables['connections'], 'find' | 'list'>;
+  /** A tenant's assets, read with no unit: the virtual clock alone moves an import to ready (assets/state.ts). */
+  assets: Pick<Tables['assets'], 'get'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -76,6 +78,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       secrets: { list: rest.secrets.list, byId: rest.secrets.byId },
       admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
       connections: { find: rest.connections.find, list: rest.connections.list },
+      assets: { get: rest.assets.get },
     },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },

@@ -180,7 +180,6 @@ t.test('the domain reaches tenant state only through the unit of work: no table 
  */
 const STILL_ON_TABLES = new Set([
   'server/domain/assets/service.ts',
-  'server/domain/assets/workloads.ts',
   'server/domain/clock.ts',
   'server/domain/compute/service.ts',
   'server/domain/control/faults.ts',
