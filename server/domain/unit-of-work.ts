@@ -49,7 +49,7 @@ export interface CommittedReads {
   /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */
   connections: Pick<Tables['connections'], 'find' | 'list'>;
   /** A tenant's assets, read with no unit: the virtual clock alone moves an import to ready (assets/state.ts). */
-  assets: Pick<Tables['assets'], 'get'>;
+  assets: Pick<Tables['assets'], 'get' | 'list' | 'usage' | 'byKey' | 'contents'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -78,7 +78,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       secrets: { list: rest.secrets.list, byId: rest.secrets.byId },
       admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
       connections: { find: rest.connections.find, list: rest.connections.list },
-      assets: { get: rest.assets.get },
+      assets: { get: rest.assets.get, list: rest.assets.list, usage: rest.assets.usage, byKey: rest.assets.byKey, contents: rest.assets.contents },
     },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },

@@ -179,7 +179,6 @@ t.test('the domain reaches tenant state only through the unit of work: no table 
  * fails, and so does one on it that no longer does); when it is empty, `tables` leaves DomainContext.
  */
 const STILL_ON_TABLES = new Set([
-  'server/domain/assets/service.ts',
   'server/domain/clock.ts',
   'server/domain/compute/service.ts',
   'server/domain/control/faults.ts',
