@@ -50,6 +50,8 @@ export interface CommittedReads {
   connections: Pick<Tables['connections'], 'find' | 'list'>;
   /** A tenant's assets, read with no unit: the virtual clock alone moves an import to ready (assets/state.ts). */
   assets: Pick<Tables['assets'], 'get' | 'list' | 'usage' | 'byKey' | 'contents'>;
+  /** The server's own secrets (not a tenant's): a page cursor is checked before its listing's unit opens. */
+  settings: Pick<Tables['settings'], 'secret'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -79,6 +81,7 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
       connections: { find: rest.connections.find, list: rest.connections.list },
       assets: { get: rest.assets.get, list: rest.assets.list, usage: rest.assets.usage, byKey: rest.assets.byKey, contents: rest.assets.contents },
+      settings: { secret: rest.settings.secret },
     },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },

@@ -180,7 +180,6 @@ t.test('the domain reaches tenant state only through the unit of work: no table 
  */
 const STILL_ON_TABLES = new Set([
   'server/domain/clock.ts',
-  'server/domain/compute/service.ts',
   'server/domain/control/faults.ts',
   'server/domain/control/scenarios.ts',
   'server/domain/control/service.ts',
