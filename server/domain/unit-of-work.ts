@@ -52,6 +52,14 @@ export interface CommittedReads {
   assets: Pick<Tables['assets'], 'get' | 'list' | 'usage' | 'byKey' | 'contents'>;
   /** The server's own secrets (not a tenant's): a page cursor is checked before its listing's unit opens. */
   settings: Pick<Tables['settings'], 'secret'>;
+  /**
+   * The webhooks and their deliveries as committed, for the delivery worker, which runs outside
+   * requests and writes each outcome in a unit; onEnqueue names the call a delivery written (in
+   * the transaction that writes it) makes, which writes nothing.
+   */
+  webhooks: Pick<Tables['webhooks'], 'get' | 'enabledTenants' | 'heads' | 'head' | 'delivery' | 'pending' | 'onEnqueue'>;
+  /** Whether a tenant has a run left to materialise, before a unit is opened to do it. */
+  workloads: Pick<Tables['workloads'], 'hasUnsettled'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -82,6 +90,16 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
       connections: { find: rest.connections.find, list: rest.connections.list },
       assets: { get: rest.assets.get, list: rest.assets.list, usage: rest.assets.usage, byKey: rest.assets.byKey, contents: rest.assets.contents },
       settings: { secret: rest.settings.secret },
+      webhooks: {
+        get: rest.webhooks.get,
+        enabledTenants: rest.webhooks.enabledTenants,
+        heads: rest.webhooks.heads,
+        head: rest.webhooks.head,
+        delivery: rest.webhooks.delivery,
+        pending: rest.webhooks.pending,
+        onEnqueue: rest.webhooks.onEnqueue,
+      },
+      workloads: { hasUnsettled: rest.workloads.hasUnsettled },
     },
     registerKey: register,
     journal: { ...journal, alongGroupCommits: onGroupCommit },
