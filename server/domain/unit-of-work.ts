@@ -55,9 +55,10 @@ export interface CommittedReads {
   /**
    * The webhooks and their deliveries as committed, for the delivery worker, which runs outside
    * requests and writes each outcome in a unit; onEnqueue names the call a delivery written (in
-   * the transaction that writes it) makes, which writes nothing.
+   * the transaction that writes it) makes, which writes nothing. And the listings of deliveries
+   * with their attempts.
    */
-  webhooks: Pick<Tables['webhooks'], 'get' | 'enabledTenants' | 'heads' | 'head' | 'delivery' | 'pending' | 'onEnqueue'>;
+  webhooks: Pick<Tables['webhooks'], 'get' | 'enabledTenants' | 'heads' | 'head' | 'delivery' | 'pending' | 'onEnqueue' | 'list' | 'attempts'>;
   /** Whether a tenant has a run left to materialise, before a unit is opened to do it. */
   workloads: Pick<Tables['workloads'], 'hasUnsettled'>;
 }
@@ -98,6 +99,8 @@ export function domainPorts(store: Store): { tables: Tables; committed: Committe
         delivery: rest.webhooks.delivery,
         pending: rest.webhooks.pending,
         onEnqueue: rest.webhooks.onEnqueue,
+        list: rest.webhooks.list,
+        attempts: rest.webhooks.attempts,
       },
       workloads: { hasUnsettled: rest.workloads.hasUnsettled },
     },

@@ -186,7 +186,6 @@ const STILL_ON_TABLES = new Set([
   'server/domain/control/tenants.ts',
   'server/domain/control/workload-rules.ts',
   'server/domain/keyed-admission.ts',
-  'server/domain/webhooks/service.ts',
   'server/domain/workloads/materialise.ts',
   'server/domain/workloads/rules.ts',
 ]);
