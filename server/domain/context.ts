@@ -2,16 +2,14 @@ import type { Config } from '../config.js';
 import type { Catalog } from './catalog/index.js';
 import type { VirtualClock } from './clock.js';
 import type { ReviewTokens } from './launches/review-token.js';
-import type { CommittedReads, JournalPort, MoveKeys, RegisterKey, SnapshotPort, Tables, UnitsOfWork } from './unit-of-work.js';
+import type { CommittedReads, JournalPort, MoveKeys, RegisterKey, SnapshotPort, UnitsOfWork } from './unit-of-work.js';
 import type { OutputCache } from './workloads/outputs.js';
 import type { Materialiser } from './workloads/materialise.js';
 
 /** What every domain operation works with; built once by createServices (services.ts). */
 export interface DomainContext {
   readonly config: Config;
-  /** The table stores, without the transactions: those are the unit of work's alone. */
-  readonly tables: Tables;
-  /** What is read outside a unit, method by method: a module holding these, not `tables`, writes only in a unit. */
+  /** What is read outside a unit, method by method: the table stores are a unit's alone (TenantUnit.tables). */
   readonly committed: CommittedReads;
   readonly registerKey: RegisterKey;
   readonly moveKeys: MoveKeys;

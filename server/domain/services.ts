@@ -36,7 +36,7 @@ interface ServiceOptions {
 export function createServices(options: ServiceOptions) {
   const { config, store, catalog } = options;
   const ports = domainPorts(store);
-  const { tables, committed } = ports;
+  const { committed } = ports;
   const clock = new VirtualClock(committed.tenants, config, options.wallNow);
   const materialiser = new Materialiser({ committed, config });
   const context: DomainContext = {
@@ -45,7 +45,7 @@ export function createServices(options: ServiceOptions) {
     catalog,
     clock,
     materialiser,
-    units: createUnitsOfWork({ store, tables, clock, materialiser }),
+    units: createUnitsOfWork({ store, clock, materialiser }),
     reviews: createReviewTokens(store.settings.secret(REVIEW_SECRET)),
     outputs: createOutputCache(),
   };

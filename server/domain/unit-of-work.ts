@@ -28,19 +28,30 @@ interface Slice {
  * The table stores: the store without its connection, its transactions, its lifecycle and the
  * state that is not one tenant operation's. Only this module and the composition (services.ts)
  * hold the Store, so nothing else in the domain can open a transaction (store.write,
- * writeTogether); the rest are the narrow ports below, built by the composition.
+ * writeTogether), and a unit alone hands out the tables (TenantUnit.tables), inside its own; the
+ * rest of the domain gets the narrow ports below, built by the composition.
  */
-export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'checkpointSoon' | 'close' | 'ping' | 'journal' | 'snapshot' | 'reset' | 'tenants'> & {
-  tenants: Omit<Store['tenants'], 'register' | 'moveKeys' | 'notInOwnTenant'>;
+export type Tables = Omit<Store, (typeof NOT_TABLES)[number]> & {
+  tenants: Omit<Store['tenants'], (typeof NOT_TENANT_ROWS)[number]>;
 };
+const NOT_TABLES = ['db', 'write', 'writeTogether', 'checkpointSoon', 'close', 'ping', 'journal', 'snapshot', 'reset', 'tenants'] as const;
+/** Key registration is a port of its own (RegisterKey, MoveKeys), and finding stray keys a committed read. */
+const NOT_TENANT_ROWS = ['register', 'moveKeys', 'notInOwnTenant'] as const;
+
+/** `value` without `keys`: a copy. */
+function without<T extends object, K extends keyof T>(value: T, keys: readonly K[]): Omit<T, K> {
+  const copy: Partial<T> = { ...value };
+  for (const key of keys) delete copy[key];
+  return copy as Omit<T, K>;
+}
 
 /**
  * Reads of committed rows outside any unit, for what needs no materialising (a list of a tenant's
- * secrets), named method by method: a module given these and the units, not the tables, writes
- * tenant state only inside a unit. Modules move onto it from `tables` one at a time.
+ * secrets), named method by method: the domain, given these and the units, writes tenant state
+ * only inside a unit.
  */
 export interface CommittedReads {
-  secrets: Pick<Tables['secrets'], 'list'>;
+  secrets: Pick<Tables['secrets'], 'list' | 'byId'>;
   /**
    * A tenant's recipe overrides, read outside a transaction so the tenant cache keeps them for the
    * next list; whether it has a budget, before an admission's unit (budgetReady).
@@ -62,6 +73,21 @@ export interface CommittedReads {
   tenants: Pick<Store['tenants'], 'notInOwnTenant' | 'clock'>;
   /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
   runtime: Pick<Tables['runtime'], 'interventions'>;
+  /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */
+  connections: Pick<Tables['connections'], 'find' | 'list'>;
+  /** A tenant's assets, read with no unit: the virtual clock alone moves an import to ready (assets/state.ts). */
+  assets: Pick<Tables['assets'], 'get' | 'list' | 'usage' | 'byKey' | 'contents'>;
+  /** The server's own secrets (not a tenant's): a page cursor is checked before its listing's unit opens. */
+  settings: Pick<Tables['settings'], 'secret'>;
+  /**
+   * The webhooks and their deliveries as committed, for the delivery worker, which runs outside
+   * requests and writes each outcome in a unit; onEnqueue names the call a delivery written (in
+   * the transaction that writes it) makes, which writes nothing. And the listings of deliveries
+   * with their attempts.
+   */
+  webhooks: Pick<Tables['webhooks'], 'get' | 'enabledTenants' | 'heads' | 'head' | 'delivery' | 'pending' | 'onEnqueue' | 'list' | 'attempts'>;
+  /** Whether a tenant has a run left to materialise, before a unit is opened to do it. */
+  workloads: Pick<Tables['workloads'], 'hasUnsettled'>;
 }
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
@@ -82,20 +108,39 @@ export interface SnapshotPort {
   checkpointSoon(): void;
 }
 
-/** The domain's part of a store, split into what DomainContext carries (services.ts builds it). */
-export function domainPorts(store: Store): { tables: Tables; committed: CommittedReads; registerKey: RegisterKey; moveKeys: MoveKeys; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
-  const { db: _db, write: _w, writeTogether: _wt, checkpointSoon, close: _c, ping, journal, snapshot, reset: _r, tenants, ...rest } = store;
-  const { register, moveKeys, notInOwnTenant, ...tenantRows } = tenants;
+/** The table stores of a store: what a unit reads and writes inside its transaction. */
+function tablesOf(store: Store): Tables {
+  return { ...without(store, NOT_TABLES), tenants: without(store.tenants, NOT_TENANT_ROWS) };
+}
+
+/** The domain's part of a store outside the units, what DomainContext carries (services.ts builds it). */
+export function domainPorts(store: Store): { committed: CommittedReads; registerKey: RegisterKey; moveKeys: MoveKeys; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
+  const { checkpointSoon, ping, journal, snapshot, tenants, ...rest } = store;
+  const { register, moveKeys, notInOwnTenant, clock } = tenants;
   return {
-    tables: { ...rest, tenants: tenantRows },
     committed: {
-      secrets: { list: rest.secrets.list },
-      admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
       faults: { live: rest.faults.live, list: rest.faults.list },
       workloadRules: { list: rest.workloadRules.list },
       idempotency: { cached: rest.idempotency.cached, find: rest.idempotency.find },
-      tenants: { notInOwnTenant, clock: tenantRows.clock },
+      tenants: { notInOwnTenant, clock },
       runtime: { interventions: rest.runtime.interventions },
+      secrets: { list: rest.secrets.list, byId: rest.secrets.byId },
+      admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
+      connections: { find: rest.connections.find, list: rest.connections.list },
+      assets: { get: rest.assets.get, list: rest.assets.list, usage: rest.assets.usage, byKey: rest.assets.byKey, contents: rest.assets.contents },
+      settings: { secret: rest.settings.secret },
+      webhooks: {
+        get: rest.webhooks.get,
+        enabledTenants: rest.webhooks.enabledTenants,
+        heads: rest.webhooks.heads,
+        head: rest.webhooks.head,
+        delivery: rest.webhooks.delivery,
+        pending: rest.webhooks.pending,
+        onEnqueue: rest.webhooks.onEnqueue,
+        list: rest.webhooks.list,
+        attempts: rest.webhooks.attempts,
+      },
+      workloads: { hasUnsettled: rest.workloads.hasUnsettled },
     },
     registerKey: register,
     moveKeys: (wanted, wallMs) => store.write(() => moveKeys(wanted, wallMs)),
@@ -278,8 +323,9 @@ export class TenantUnit {
  * operation's work calls the unit it was given, so nothing can open a second transaction (a
  * SAVEPOINT whose rollback would undo part of the first) or materialise the tenant twice.
  */
-export function createUnitsOfWork(deps: { store: Store; tables: Tables; clock: VirtualClock; materialiser: Materialiser }) {
-  const { store, tables, clock, materialiser } = deps;
+export function createUnitsOfWork(deps: { store: Store; clock: VirtualClock; materialiser: Materialiser }) {
+  const { store, clock, materialiser } = deps;
+  const tables = tablesOf(store);
   let open = false;
 
   function inUnit<T>(tenantId: string, op: (unit: TenantUnit) => T): T {

@@ -175,7 +175,7 @@ t.test('the golden transcript: today\'s answers to a seeded scenario, byte for b
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   // Each tenant signs its cursors with a key of its own, made at random with the tenant: pinned too.
   const { id: tenantId } = app.services.control.registerKey(KEY);
-  app.services.context.tables.tenants.setCursorKey(tenantId, 'c'.repeat(64));
+  app.services.context.units.atNow(tenantId, (unit) => unit.tables.tenants.setCursorKey(tenantId, 'c'.repeat(64)));
 
   // Answers 500 to the first delivery it gets, then 200: the scenario makes sure that first one is
   // the only delivery there is at the time (a run's `accepted`), so which one fails is fixed.

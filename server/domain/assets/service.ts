@@ -6,7 +6,9 @@ import type { DomainContext } from '../context.js';
 import { checkQueryConnection } from '../connections/uses.js';
 import { DomainError, badRequest, conflict, notFound } from '../errors.js';
 import { newAssetId, newQueryExportId } from '../ids.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { archiveKindOf, listArchive, type ArchiveEntry } from './archives.js';
+import type { AssetReads } from './workloads.js';
 import { ASSET_ID_PATTERN, checkUploadName, DEFAULT_UPLOAD_NAME, planImport, standInContent, type PlannedImport } from './rules.js';
 import { assetAt, type AssetAt } from './state.js';
 import type { ReceivedUpload } from './upload.js';
@@ -37,25 +39,25 @@ export interface AssetListing {
 }
 
 /** Uploads, imports, reads and deletes of a tenant's assets, each one transaction. */
-export function createAssetService(deps: DomainContext) {
-  const { tables, clock, config, units } = deps;
+export function createAssetService(deps: Pick<DomainContext, 'committed' | 'clock' | 'config' | 'units'>) {
+  const { committed, clock, config, units } = deps;
 
   /** The tenant's asset, or 404: a malformed id, a missing one and another tenant's read the same. */
-  function find(tenantId: string, id: string): AssetRow {
-    const row = ASSET_ID_PATTERN.test(id) ? tables.assets.get(tenantId, id) : undefined;
+  function find(rows: AssetReads, tenantId: string, id: string): AssetRow {
+    const row = ASSET_ID_PATTERN.test(id) ? rows.assets.get(tenantId, id) : undefined;
     if (!row) throw notFound(`asset ${id}`);
     return row;
   }
 
   /** The tenant's asset while it has contents. */
   function present(tenantId: string, id: string): AssetAt {
-    const asset = assetAt(find(tenantId, id), clock.nowMs(tenantId));
+    const asset = assetAt(find(committed, tenantId, id), clock.nowMs(tenantId));
     if (asset.state === 'deleted') throw new DomainError('not_found', 'not_found', `asset ${id} was deleted: its contents went with it`);
     return asset;
   }
 
-  /** Room for `bytes` more, within the in-progress bound and the quota; call inside the admitting transaction. */
-  function admit(tenantId: string, bytes: number, nowMs: number): void {
+  /** Room for `bytes` more, within the in-progress bound and the quota, in the admitting unit. */
+  function admit({ tables, tenantId, nowMs }: TenantUnit, bytes: number): void {
     const usage = tables.assets.usage(tenantId, nowMs);
     if (usage.importing >= MAX_IMPORTS_IN_PROGRESS) {
       throw conflict('imports_in_progress', `${usage.importing} imports are already in progress; wait for one to finish (GET /v1/assets/{id})`);
@@ -79,16 +81,16 @@ export function createAssetService(deps: DomainContext) {
   return {
     list(tenantId: string): AssetListing {
       const nowMs = clock.nowMs(tenantId);
-      const usage = tables.assets.usage(tenantId, nowMs);
+      const usage = committed.assets.usage(tenantId, nowMs);
       return {
-        assets: tables.assets.list(tenantId, LIST_LIMIT).map((row) => assetAt(row, nowMs)),
+        assets: committed.assets.list(tenantId, LIST_LIMIT).map((row) => assetAt(row, nowMs)),
         storedBytes: usage.storedBytes,
         stagedBytes: usage.stagedBytes,
       };
     },
 
     get(tenantId: string, id: string): AssetAt {
-      return assetAt(find(tenantId, id), clock.nowMs(tenantId));
+      return assetAt(find(committed, tenantId, id), clock.nowMs(tenantId));
     },
 
     /**
@@ -105,18 +107,19 @@ export function createAssetService(deps: DomainContext) {
         throw badRequest('sha256_mismatch', `X-Nodus-SHA256 is ${upload.claimedSha256} but the body received hashes to ${upload.sha256}; nothing was stored`);
       }
       const { key } = upload;
-      const earlier = key === undefined ? undefined : tables.assets.byKey(tenantId, key);
+      const earlier = key === undefined ? undefined : committed.assets.byKey(tenantId, key);
       if (earlier) return { replayed: true, asset: assetAt(replay(earlier, upload, name), clock.nowMs(tenantId)) };
 
       const archive = archiveKindOf(name);
       const files: ArchiveEntry[] | null = archive
         ? await listArchive(archive, upload.data, name, MAX_EXPANSION * config.maxImportBytes)
         : null;
-      return units.atNow(tenantId, ({ nowMs, tables }) => {
+      return units.atNow(tenantId, (unit) => {
+        const { nowMs, tables } = unit;
         // A duplicate that committed while this one was being read.
         const raced = key === undefined ? undefined : tables.assets.byKey(tenantId, key);
         if (raced) return { replayed: true, asset: assetAt(replay(raced, upload, name), nowMs) };
-        admit(tenantId, upload.data.length, nowMs);
+        admit(unit, upload.data.length);
         const row: AssetRow = {
           ...blankRow(tenantId, nowMs),
           kind: 'upload',
@@ -141,14 +144,15 @@ export function createAssetService(deps: DomainContext) {
      */
     import(tenantId: string, body: AssetImportRequest): { outcome: ImportOutcome; asset: AssetAt } {
       const plan = planImport(body);
-      return units.atNow(tenantId, ({ nowMs, tables }) => {
-        if (plan.query) checkQueryConnection(deps, tenantId, plan.query.connectionId, plan.query.branch);
+      return units.atNow(tenantId, (unit) => {
+        const { nowMs, tables } = unit;
+        if (plan.query) checkQueryConnection(tables, tenantId, plan.query.connectionId, plan.query.branch);
         if (plan.query?.reuse) {
           const earlier = tables.assets.reusable(tenantId, plan.query.hash, nowMs);
           if (earlier) return { outcome: 'reused' as const, asset: assetAt(earlier, nowMs) };
         }
         const content = standInContent(plan);
-        admit(tenantId, content.length, nowMs);
+        admit(unit, content.length);
         const row = importRow(tenantId, plan, content, nowMs);
         tables.assets.insert(row, content);
         return { outcome: plan.query ? 'importing' as const : 'ready' as const, asset: assetAt(row, nowMs) };
@@ -159,7 +163,7 @@ export function createAssetService(deps: DomainContext) {
     delete(tenantId: string, id: string): void {
       units.atNow(tenantId, (unit) => {
         const { nowMs } = unit;
-        const asset = assetAt(find(tenantId, id), nowMs);
+        const asset = assetAt(find(unit.tables, tenantId, id), nowMs);
         if (asset.state === 'deleted') return;
         if (asset.state === 'importing') throw conflict('asset_in_use', `asset ${id} is still importing; delete it once it is ready or failed`);
         for (const holder of unit.tables.assets.holders(id)) {
@@ -177,7 +181,7 @@ export function createAssetService(deps: DomainContext) {
     /** For the control API: the bytes as stored. */
     content(tenantId: string, id: string): { asset: AssetAt; data: Buffer } {
       const asset = present(tenantId, id);
-      return { asset, data: tables.assets.contents(id) };
+      return { asset, data: committed.assets.contents(id) };
     },
 
     /** For the control API: an archive's members as checked at upload (none for a plain file). */
@@ -189,12 +193,12 @@ export function createAssetService(deps: DomainContext) {
     /** For the control API: an import in progress ends as failed, with a value-free error text. */
     fail(tenantId: string, id: string, error: string | undefined): AssetAt {
       return units.atNow(tenantId, ({ nowMs, tables }) => {
-        const asset = assetAt(find(tenantId, id), nowMs);
+        const asset = assetAt(find(tables, tenantId, id), nowMs);
         if (asset.state !== 'importing') {
           throw conflict('invalid_asset_state', `asset ${id} is ${asset.state}; only an import in progress can be failed`);
         }
         tables.assets.fail(id, error ?? 'the query export failed; check the query and the connection, then import again');
-        return assetAt(find(tenantId, id), nowMs);
+        return assetAt(find(tables, tenantId, id), nowMs);
       });
     },
   };

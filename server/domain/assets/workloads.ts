@@ -1,6 +1,5 @@
 import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
-import type { DomainContext } from '../context.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { Tables, TenantUnit } from '../unit-of-work.js';
 import { badRequest } from '../errors.js';
 import { assetAt } from './state.js';
 
@@ -17,17 +16,22 @@ function namedAssets(p: WorkloadPayload): { field: string; id: string }[] {
   return named;
 }
 
+/** What an asset check reads: an admission's unit's tables, or committed rows where it runs in no unit. */
+export interface AssetReads {
+  assets: Pick<Tables['assets'], 'get'>;
+}
+
 /**
  * Every asset a workload names must be this tenant's and ready: unknown, deleted or another
  * tenant's is 400 asset_not_found, importing or failed 400 asset_not_ready. The real service does
  * not say how it answers these; a 400 is what the SDK reads as a ValidationError, where a 404 would
  * read as a missing workload and a 409 as an idempotency conflict. Answers the ids to hold.
  */
-export function checkWorkloadAssets(deps: DomainContext, tenantId: string, payload: WorkloadPayload, nowMs: number): Set<string> {
+export function checkWorkloadAssets(rows: AssetReads, tenantId: string, payload: WorkloadPayload, nowMs: number): Set<string> {
   const ids = new Set<string>();
   for (const { field, id } of namedAssets(payload)) {
     // The schema has checked the id's shape, so it is safe to look up.
-    const row = deps.tables.assets.get(tenantId, id);
+    const row = rows.assets.get(tenantId, id);
     if (!row || row.state === 'deleted') {
       throw badRequest('asset_not_found', `body.${field}: no asset ${id} in this tenant (upload or import it first: POST /v1/assets/upload)`);
     }

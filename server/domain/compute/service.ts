@@ -6,6 +6,7 @@ import { isTerminal, type WorkloadStatus } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 import { CURSOR_SECRET } from '../signed-cursors.js';
 import { DomainError, notFound } from '../errors.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { computeAfter, mintComputeCursor } from './cursors.js';
 
 const DEFAULT_LIMIT = 50;
@@ -79,8 +80,8 @@ function groupOf(row: ComputeRow): SweepGroup {
  * GET /v1/compute and its sweep groups over the tenant's workloads, every one of which is training
  * here: the mock runs no standalone instances and no workspaces, so those types list nothing.
  */
-export function createComputeService(deps: DomainContext) {
-  const { tables, units, materialiser } = deps;
+export function createComputeService(deps: Pick<DomainContext, 'committed' | 'units' | 'materialiser'>) {
+  const { committed, units, materialiser } = deps;
 
   /** A workload as an item, from its materialised row and timeline. */
   function workloadEntry(row: WorkloadRow, group: SweepGroup | null): ComputeEntry {
@@ -103,8 +104,8 @@ export function createComputeService(deps: DomainContext) {
     };
   }
 
-  /** A sweep as one item: its first run's settings, the group's counts and state. */
-  function sweepEntry(tenantId: string, row: ComputeRow): ComputeEntry {
+  /** A sweep as one item, read in the page's unit: its first run's settings, the group's counts and state. */
+  function sweepEntry({ tables, tenantId }: TenantUnit, row: ComputeRow): ComputeEntry {
     const group = groupOf(row);
     const first = workloadEntry(tables.workloads.get(tenantId, row.firstId)!, null);
     const statuses = JSON.parse(row.statuses) as Record<string, number>;
@@ -123,7 +124,7 @@ export function createComputeService(deps: DomainContext) {
     };
   }
 
-  const secret = () => tables.settings.secret(CURSOR_SECRET);
+  const secret = () => committed.settings.secret(CURSOR_SECRET);
 
   return {
     async list(tenantId: string, query: ComputeQuery): Promise<ComputePage<{ runningTraining: number }>> {
@@ -134,14 +135,15 @@ export function createComputeService(deps: DomainContext) {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const scope = `${tenantId}\n${state}\n${query.type ?? ''}\n${query.include ?? ''}\n${query.launched_by ?? ''}`;
       const after = computeAfter(secret(), scope, query.cursor);
-      return units.atNowUpToDate(tenantId, ({ tables }) => {
+      return units.atNowUpToDate(tenantId, (unit) => {
+        const { tables } = unit;
         const runningTraining = tables.compute.runningRuns(tenantId);
         // No instances or workspaces here; and no launch is attributed to an agent (client api).
         const training = (query.type === undefined || query.type === 'training') && query.launched_by !== 'agents';
         if (!training) return { items: [], nextCursor: null, extra: { runningTraining } };
         const rows = tables.compute.page(tenantId, state === 'running', after, limit + 1);
         const items = rows.slice(0, limit).map((row) =>
-          row.sweepId === null ? workloadEntry(tables.workloads.get(tenantId, row.key)!, null) : sweepEntry(tenantId, row));
+          row.sweepId === null ? workloadEntry(tables.workloads.get(tenantId, row.key)!, null) : sweepEntry(unit, row));
         const last = rows.length > limit ? rows[limit - 1] : undefined;
         return { items, nextCursor: last ? mintComputeCursor(secret(), scope, last) : null, extra: { runningTraining } };
       });

@@ -6,6 +6,7 @@ import type { DomainContext } from '../context.js';
 import { DomainError, badRequest, conflict } from '../errors.js';
 import { newConnectionId } from '../ids.js';
 import { SECRET_ID_PATTERN } from '../secrets/service.js';
+import type { Tables } from '../unit-of-work.js';
 import { CONNECTION_REF, egressHosts, planConnection } from './rules.js';
 
 /** What one tenant may keep. */
@@ -13,17 +14,26 @@ export const MAX_CONNECTIONS = 100;
 
 export const connectionNotFound = (ref: string) => new DomainError('not_found', 'not_found', `connection ${ref} not found`);
 
+/**
+ * What a connection's checks read: a unit's tables inside its transaction, the committed rows
+ * (DomainContext.committed) where a check runs in none.
+ */
+export interface ConnectionReads {
+  connections: Pick<Tables['connections'], 'find'>;
+  secrets: Pick<Tables['secrets'], 'byId'>;
+}
+
 /** The tenant's connection by name or id; a malformed reference names nothing. */
-export function findConnection(deps: DomainContext, tenantId: string, ref: string): ConnectionRow | undefined {
-  return CONNECTION_REF.test(ref) ? deps.tables.connections.find(tenantId, ref) : undefined;
+export function findConnection(rows: ConnectionReads, tenantId: string, ref: string): ConnectionRow | undefined {
+  return CONNECTION_REF.test(ref) ? rows.connections.find(tenantId, ref) : undefined;
 }
 
 /**
  * Why a connection can take no new use, or undefined while its pinned secret version is still the
  * current one: a later put of the secret, or its delete, retires the version it pinned.
  */
-export function staleness(deps: DomainContext, row: ConnectionRow): string | undefined {
-  const secret = deps.tables.secrets.byId(row.tenantId, row.secretId);
+export function staleness(rows: ConnectionReads, row: ConnectionRow): string | undefined {
+  const secret = rows.secrets.byId(row.tenantId, row.secretId);
   if (!secret) return `connection ${row.name} pins secret ${row.secretId}, which was deleted; create a new connection with a current secret`;
   if (secret.version !== row.secretVersion) {
     return `connection ${row.name} pins version ${row.secretVersion} of secret ${secret.name}, which is now at version ${secret.version}; create a new connection to adopt it`;
@@ -32,24 +42,23 @@ export function staleness(deps: DomainContext, row: ConnectionRow): string | und
 }
 
 /** 400 connection_stale when the connection's pinned secret version was retired. */
-export function refuseStale(deps: DomainContext, row: ConnectionRow, field: string): void {
-  const why = staleness(deps, row);
+export function refuseStale(rows: ConnectionReads, row: ConnectionRow, field: string): void {
+  const why = staleness(rows, row);
   if (why) throw badRequest('connection_stale', `${field}: ${why}`);
 }
 
-function secretOf(deps: DomainContext, tenantId: string, ref: string): SecretRow {
-  const { secrets } = deps.tables;
+function secretOf(secrets: Pick<Tables['secrets'], 'byId' | 'byName'>, tenantId: string, ref: string): SecretRow {
   const secret = (SECRET_ID_PATTERN.test(ref) ? secrets.byId(tenantId, ref) : undefined) ?? secrets.byName(tenantId, ref);
   if (!secret) throw badRequest('secret_not_found', `body.secret: no secret ${ref} in this tenant; put it first (POST /v1/secrets)`);
   return secret;
 }
 
 /** Connections to external systems, each operation one transaction; no credential is ever shown. */
-export function createConnectionService(deps: DomainContext) {
-  const { tables, units } = deps;
+export function createConnectionService(deps: Pick<DomainContext, 'units' | 'committed'>) {
+  const { committed, units } = deps;
 
-  const find = (tenantId: string, ref: string): ConnectionRow => {
-    const row = findConnection(deps, tenantId, ref);
+  const find = (rows: ConnectionReads, tenantId: string, ref: string): ConnectionRow => {
+    const row = findConnection(rows, tenantId, ref);
     if (!row) throw connectionNotFound(ref);
     return row;
   };
@@ -62,7 +71,7 @@ export function createConnectionService(deps: DomainContext) {
     create(tenantId: string, createdBy: string, body: ConnectionCreate): ConnectionRow {
       const plan = planConnection(body);
       return units.atNow(tenantId, ({ nowMs, tables }) => {
-        const secret = secretOf(deps, tenantId, plan.secret);
+        const secret = secretOf(tables.secrets, tenantId, plan.secret);
         if (tables.connections.find(tenantId, plan.name)) {
           throw badRequest('connection_exists', `body.name: this tenant already has a connection ${plan.name}; delete it first or choose another name`);
         }
@@ -93,18 +102,18 @@ export function createConnectionService(deps: DomainContext) {
     },
 
     list(tenantId: string): ConnectionRow[] {
-      return tables.connections.list(tenantId);
+      return committed.connections.list(tenantId);
     },
 
     get(tenantId: string, ref: string): ConnectionRow {
-      return find(tenantId, ref);
+      return find(committed, tenantId, ref);
     },
 
     /** POST /v1/connections/{id}/verify: verified_at moves to now while the pinned secret is current. */
     verify(tenantId: string, ref: string): ConnectionRow {
       return units.atNow(tenantId, ({ nowMs, tables }) => {
-        const row = find(tenantId, ref);
-        refuseStale(deps, row, 'verify');
+        const row = find(tables, tenantId, ref);
+        refuseStale(tables, row, 'verify');
         tables.connections.verified(row.id, nowMs);
         return { ...row, verifiedAtMs: nowMs };
       });
@@ -114,7 +123,7 @@ export function createConnectionService(deps: DomainContext) {
     delete(tenantId: string, ref: string): void {
       units.atNow(tenantId, (unit) => {
         const { nowMs } = unit;
-        const row = find(tenantId, ref);
+        const row = find(unit.tables, tenantId, ref);
         for (const holder of unit.tables.connections.holders(row.id)) {
           if (isTerminal(holder.status)) continue;
           const workload = unit.tables.workloads.get(tenantId, holder.id);

@@ -1,9 +1,8 @@
 import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
 import type { ConnectionRow } from '../../../store/connections.js';
-import type { DomainContext } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { badRequest } from '../errors.js';
-import { findConnection, refuseStale } from './service.js';
+import { findConnection, refuseStale, type ConnectionReads } from './service.js';
 
 /**
  * The uses of a connection elsewhere: a workload's `connections` (one live wandb connection) and
@@ -15,13 +14,13 @@ const unknown = (field: string, ref: string) =>
   badRequest('connection_not_found', `${field}: no connection ${ref} in this tenant (create it first: POST /v1/connections)`);
 
 /** The connection a workload names, checked for admission; undefined when it names none. */
-export function checkWorkloadConnection(deps: DomainContext, tenantId: string, payload: WorkloadPayload): ConnectionRow | undefined {
+export function checkWorkloadConnection(rows: ConnectionReads, tenantId: string, payload: WorkloadPayload): ConnectionRow | undefined {
   const ref = payload.connections?.[0];
   if (ref === undefined) return undefined;
   const field = 'body.connections.0';
-  const row = findConnection(deps, tenantId, ref);
+  const row = findConnection(rows, tenantId, ref);
   if (!row) throw unknown(field, ref);
-  refuseStale(deps, row, field);
+  refuseStale(rows, row, field);
   if (row.kind !== 'wandb' || row.liveMode !== 1 || row.scope === 'read') {
     throw badRequest('connection_not_live', `${field}: a workload takes one wandb connection with live_mode and write or readwrite scope; ${row.name} is a ${row.kind} connection${row.kind === 'wandb' ? ` with ${row.liveMode ? '' : 'no '}live mode and ${row.scope} scope` : ''}`);
   }
@@ -32,17 +31,17 @@ export function checkWorkloadConnection(deps: DomainContext, tenantId: string, p
  * The connection check of an admission, inside its transaction, once the workload row exists: a
  * refusal throws (and rolls the admission back); an admitted workload holds its connection.
  */
-export function bindWorkloadConnection(deps: DomainContext, unit: TenantUnit, workloadId: string, payload: WorkloadPayload): void {
-  const row = checkWorkloadConnection(deps, unit.tenantId, payload);
+export function bindWorkloadConnection(unit: TenantUnit, workloadId: string, payload: WorkloadPayload): void {
+  const row = checkWorkloadConnection(unit.tables, unit.tenantId, payload);
   if (row) unit.tables.connections.hold(workloadId, row.id);
 }
 
 /** A connection_query import's connection: current, a database, allowed to read, on the branch it verified. */
-export function checkQueryConnection(deps: DomainContext, tenantId: string, ref: string, branch: string): void {
+export function checkQueryConnection(rows: ConnectionReads, tenantId: string, ref: string, branch: string): void {
   const field = 'body.connection_id';
-  const row = findConnection(deps, tenantId, ref);
+  const row = findConnection(rows, tenantId, ref);
   if (!row) throw unknown(field, ref);
-  refuseStale(deps, row, field);
+  refuseStale(rows, row, field);
   if (row.kind === 'wandb' || row.scope === 'write') {
     throw badRequest('connection_scope', `${field}: a query import needs a database connection with read or readwrite scope; ${row.name} is ${row.kind} with ${row.scope} scope`);
   }

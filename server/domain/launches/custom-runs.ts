@@ -133,7 +133,7 @@ function customSpec(p: Payload, workloadId: string, createdAtMs: number, seconds
 export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, payload: Payload, options: { runSeconds?: number; example?: true } = {}): string {
   const { tenantId, nowMs } = unit;
   checkSubmission(deps, payload);
-  const assetIds = checkWorkloadAssets(deps, tenantId, payload, nowMs);
+  const assetIds = checkWorkloadAssets(unit.tables, tenantId, payload, nowMs);
   const id = newWorkloadId();
   const spec = customSpec(payload, id, nowMs, Math.min(options.runSeconds ?? runSeconds(payload), MAX_CUSTOM_RUN_SECONDS));
   const estimatedCostUsd = estimateRun(spec).computeCostUsd.high;
@@ -141,6 +141,6 @@ export function admitCustomWorkload(deps: DomainContext, unit: TenantUnit, paylo
   if (refusal) throw refusal;
   insertWorkload(unit, { id, kind: 'custom', origin: options.example ? 'example' : 'custom', name: payload.name ?? null, payload, spec, estimatedCostUsd });
   holdAssets(unit, id, assetIds);
-  bindWorkloadConnection(deps, unit, id, payload);
+  bindWorkloadConnection(unit, id, payload);
   return id;
 }

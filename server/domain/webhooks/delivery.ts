@@ -59,6 +59,13 @@ function connectionError(err: unknown): string {
 }
 
 /**
+ * What the worker works with. It runs outside requests: what is due, a delivery and its webhook
+ * are read from committed rows, each outcome is written in a unit of the delivery's tenant (a
+ * transaction of its own, as each always was); and what takeFault takes.
+ */
+export type DeliveryDeps = Pick<DomainContext, 'committed' | 'clock' | 'config' | 'units'> & Parameters<typeof takeFault>[0];
+
+/**
  * The outbox's sending side. Rows are written by the status changes themselves
  * (outbox.ts); this picks the due ones after their commit and sends them, signed, over global
  * fetch. At least once: an attempt is recorded only after its answer, so a crash or a shutdown
@@ -67,8 +74,8 @@ function connectionError(err: unknown): string {
  * sent, and one at a time. Nothing here holds a request: attempts run beside the server, each
  * bounded by --webhook-timeout-ms and by the in-flight limits.
  */
-export function createDeliveryWorker(deps: DomainContext) {
-  const { tables, clock, config, units } = deps;
+export function createDeliveryWorker(deps: DeliveryDeps) {
+  const { committed, clock, config, units } = deps;
   const inFlight = new Map<number, { tenantId: string; done: Promise<void> }>();
   const busyWorkloads = new Set<string>();
   /** Attempts in flight by tenant; a tenant with none has no entry. */
@@ -153,13 +160,13 @@ export function createDeliveryWorker(deps: DomainContext) {
       if (nowMs === undefined) now.set(tenantId, (nowMs = clock.nowMs(tenantId)));
       return nowMs;
     };
-    ready = launchAll(tables.webhooks.heads().filter((h) => !inFlight.has(h.seq) && h.dueAtMs <= nowOf(h.tenantId)));
+    ready = launchAll(committed.webhooks.heads().filter((h) => !inFlight.has(h.seq) && h.dueAtMs <= nowOf(h.tenantId)));
   }
 
   /** After an attempt of `workloadId`: its next delivery if due, then what the scan held back. */
   function next(workloadId: string): void {
     if (stopped.signal.aborted) return;
-    const head = tables.webhooks.head(workloadId);
+    const head = committed.webhooks.head(workloadId);
     if (head && !inFlight.has(head.seq) && head.dueAtMs <= clock.nowMs(head.tenantId)) ready.push(head);
     ready = launchAll(ready.filter((h) => !inFlight.has(h.seq)));
   }
@@ -182,11 +189,11 @@ export function createDeliveryWorker(deps: DomainContext) {
 
   async function attempt(head: DeliveryHead): Promise<void> {
     const { seq } = head;
-    const d = tables.webhooks.delivery(seq);
+    const d = committed.webhooks.delivery(seq);
     // Held back by the limits, it may have been tried and rescheduled meanwhile, or a
     // redelivery of an older one of its workload may now go first.
-    if (d?.state !== 'pending' || d.dueAtMs! > clock.nowMs(d.tenantId) || tables.webhooks.head(head.workloadId)?.seq !== seq) return;
-    const hook = tables.webhooks.get(d.tenantId);
+    if (d?.state !== 'pending' || d.dueAtMs! > clock.nowMs(d.tenantId) || committed.webhooks.head(head.workloadId)?.seq !== seq) return;
+    const hook = committed.webhooks.get(d.tenantId);
     const refused = !hook?.enabled ? 'no webhook is configured any more' : refusedWebhookUrl(hook.url, config);
     if (refused !== undefined || !hook) {
       units.atNow(d.tenantId, ({ tables }) => tables.webhooks.fail(seq, refused ?? 'no webhook is configured any more'));
@@ -260,9 +267,9 @@ export function createDeliveryWorker(deps: DomainContext) {
    * materialises. The rows are those any read would write.
    */
   async function materialiseRealtimeTenants(): Promise<void> {
-    for (const tenantId of tables.webhooks.enabledTenants()) {
+    for (const tenantId of committed.webhooks.enabledTenants()) {
       if (stopped.signal.aborted) return;
-      if (clock.view(tenantId).mode !== 'realtime' || !tables.workloads.hasUnsettled(tenantId)) continue;
+      if (clock.view(tenantId).mode !== 'realtime' || !committed.workloads.hasUnsettled(tenantId)) continue;
       await units.everyWorkloadInSlices(tenantId);
     }
   }
@@ -290,7 +297,7 @@ export function createDeliveryWorker(deps: DomainContext) {
   /** Due head deliveries of the tenant, by its clock. */
   function dueCount(tenantId: string): number {
     const nowMs = clock.nowMs(tenantId);
-    return tables.webhooks.heads(tenantId).filter((h) => h.dueAtMs <= nowMs).length;
+    return committed.webhooks.heads(tenantId).filter((h) => h.dueAtMs <= nowMs).length;
   }
 
   return {
@@ -301,7 +308,7 @@ export function createDeliveryWorker(deps: DomainContext) {
       if (started) return;
       started = true;
       log = logger;
-      tables.webhooks.onEnqueue(nudge);
+      committed.webhooks.onEnqueue(nudge);
       timer = setInterval(tick, POLL_MS);
       timer.unref();
       nudge();
@@ -320,7 +327,7 @@ export function createDeliveryWorker(deps: DomainContext) {
      * a workload, a retry of a realtime clock), within FLUSH_LIMIT_MS.
      */
     async flush(tenantId: string): Promise<{ due: number; pending: number }> {
-      if (tables.webhooks.get(tenantId)?.enabled) await units.everyWorkloadInSlices(tenantId);
+      if (committed.webhooks.get(tenantId)?.enabled) await units.everyWorkloadInSlices(tenantId);
       const deadline = performance.now() + FLUSH_LIMIT_MS;
       for (;;) {
         pass();
@@ -328,7 +335,7 @@ export function createDeliveryWorker(deps: DomainContext) {
         const mine = all.filter((f) => f.tenantId === tenantId);
         const due = dueCount(tenantId);
         if (due === 0 || stopped.signal.aborted || performance.now() >= deadline) {
-          return { due, pending: tables.webhooks.pending(tenantId) - due };
+          return { due, pending: committed.webhooks.pending(tenantId) - due };
         }
         // Its own attempts, or a slot others hold; with neither, one fell due after the pass
         // looked, and the next pass (a turn later, never a busy loop) starts it.

@@ -1,7 +1,6 @@
 import type { AttemptRow, DeliveryFilter, DeliveryRow } from '../../../store/webhooks.js';
-import type { DomainContext } from '../context.js';
 import { DomainError, badRequest, conflict, notFound } from '../errors.js';
-import { createDeliveryWorker, type WorkerLog } from './delivery.js';
+import { createDeliveryWorker, type DeliveryDeps, type WorkerLog } from './delivery.js';
 import { refusedWebhookUrl } from './hosts.js';
 import { newWebhookSecret } from './signing.js';
 
@@ -15,12 +14,16 @@ export interface DeliveryRecord {
   attempts: AttemptRow[];
 }
 
-/** The team webhook (PUT, GET, DELETE /v1/webhooks) and its deliveries (/_mock/webhooks). */
-export function createWebhookService(deps: DomainContext) {
-  const { tables, units, config } = deps;
+/**
+ * The team webhook (PUT, GET, DELETE /v1/webhooks) and its deliveries (/_mock/webhooks); it takes
+ * what its delivery worker takes, which covers its own committed reads, units and config.
+ */
+export function createWebhookService(deps: DeliveryDeps) {
+  const { committed, units, config } = deps;
   const worker = createDeliveryWorker(deps);
+  /** Attempts as committed: read outside any unit (after redeliver's has committed). */
   const records = (deliveries: DeliveryRow[]): DeliveryRecord[] => {
-    const attempts = tables.webhooks.attempts(deliveries.map((d) => d.seq));
+    const attempts = committed.webhooks.attempts(deliveries.map((d) => d.seq));
     return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.seq)! }));
   };
 
@@ -46,7 +49,7 @@ export function createWebhookService(deps: DomainContext) {
 
     /** Never the secret. */
     get(tenantId: string): { url: string; enabled: boolean } {
-      const hook = tables.webhooks.get(tenantId);
+      const hook = committed.webhooks.get(tenantId);
       if (!hook) throw new DomainError('not_found', 'not_found', 'no webhook is configured for this team: PUT /v1/webhooks sets one');
       return { url: hook.url, enabled: hook.enabled };
     },
@@ -60,7 +63,7 @@ export function createWebhookService(deps: DomainContext) {
     },
 
     deliveries(tenantId: string, filter: DeliveryFilter): DeliveryRecord[] {
-      return records(tables.webhooks.list(tenantId, filter));
+      return records(committed.webhooks.list(tenantId, filter));
     },
 
     /** Pending again, due now, with a fresh backoff schedule and the same webhook-id. */

@@ -109,8 +109,8 @@ export function createWorkloadService(deps: DomainContext) {
     /** Checks a payload as submit would, admitting nothing. */
     validate(tenantId: string, payload: Payload): void {
       checkSubmission(deps, payload);
-      checkWorkloadAssets(deps, tenantId, payload, clock.nowMs(tenantId));
-      checkWorkloadConnection(deps, tenantId, payload);
+      checkWorkloadAssets(deps.committed, tenantId, payload, clock.nowMs(tenantId));
+      checkWorkloadConnection(deps.committed, tenantId, payload);
     },
 
     /**

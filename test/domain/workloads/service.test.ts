@@ -106,7 +106,7 @@ t.test('another tenant\'s workload, a missing one and a malformed id all read as
   const other = newTenant();
   const id = await submit(services, owner);
   context.units.atNow(owner, (unit) => unit.advanceClock(120));
-  const before = services.context.tables.runtime.interventions(id).length;
+  const before = services.context.committed.runtime.interventions(id).length;
 
   const operations: Record<string, (tenantId: string, id: string) => unknown> = {
     read: (tn, wl) => workloads.materialisedRead(tn, wl, (row) => row),
@@ -137,7 +137,7 @@ t.test('another tenant\'s workload, a missing one and a malformed id all read as
     t.same(refusal(() => operation(owner, '../etc/passwd')), { refusal: 'not_found', code: 'not_found' }, `${name}: malformed`);
   }
   t.equal(statusOf(services, owner, id), 'running', 'the owner\'s run went on untouched');
-  t.equal(services.context.tables.runtime.interventions(id).length, before, 'and nothing was recorded on it');
+  t.equal(services.context.committed.runtime.interventions(id).length, before, 'and nothing was recorded on it');
 });
 
 t.test('freeze and resume: one transaction each, an ignored request kept before its 409', async (t) => {
@@ -155,9 +155,9 @@ t.test('freeze and resume: one transaction each, an ignored request kept before 
   t.match(workloads.freezeState(tenant, id), { id: requested.id, state: 'frozen' });
   t.equal(statusOf(services, tenant, id), 'frozen');
 
-  const recorded = context.tables.runtime.interventions(id).length;
+  const recorded = context.committed.runtime.interventions(id).length;
   t.same(refusal(() => workloads.freeze(tenant, id)), { refusal: 'conflict', code: 'already_frozen' });
-  t.equal(context.tables.runtime.interventions(id).length, recorded + 1, 'the refused freeze is recorded, as an ignored intervention');
+  t.equal(context.committed.runtime.interventions(id).length, recorded + 1, 'the refused freeze is recorded, as an ignored intervention');
 
   t.match(workloads.resume(tenant, id), { id: requested.id, state: 'resuming' });
   context.units.atNow(tenant, (unit) => unit.advanceClock(30));
