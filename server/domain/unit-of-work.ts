@@ -45,50 +45,58 @@ function without<T extends object, K extends keyof T>(value: T, keys: readonly K
   return copy as Omit<T, K>;
 }
 
+/** `value`'s members named in `keys`, nothing else. */
+function pick<T extends object, K extends keyof T>(value: T, ...keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, value[key]])) as Pick<T, K>;
+}
+
 /**
  * Reads of committed rows outside any unit, for what needs no materialising (a list of a tenant's
  * secrets), named method by method: the domain, given these and the units, writes tenant state
  * only inside a unit.
  */
-export interface CommittedReads {
-  secrets: Pick<Tables['secrets'], 'list' | 'byId'>;
-  /**
-   * A tenant's recipe overrides, read outside a transaction so the tenant cache keeps them for the
-   * next list; whether it has a budget, before an admission's unit (budgetReady).
-   */
-  admission: Pick<Tables['admission'], 'overrides' | 'budget'>;
-  /** The live fault rules, on every request: the fault hook's look before it opens a unit; all of them, for their list. */
-  faults: Pick<Tables['faults'], 'live' | 'list'>;
-  /** Whether a tenant has workload rules, before their list's slices. */
-  workloadRules: Pick<Tables['workloadRules'], 'list'>;
-  /**
-   * A key's record as memory holds it (a replay answered without a statement), and its read after
-   * the group commit that wrote it, which keeps it in memory for the retries.
-   */
-  idempotency: Pick<Tables['idempotency'], 'cached' | 'find'>;
-  /**
-   * The keys registered to a tenant other than their own, for the key mapping at start; a tenant's
-   * clock row, for its virtual now (VirtualClock: a change reads and writes its unit's own).
-   */
-  tenants: Pick<Store['tenants'], 'notInOwnTenant' | 'clock'>;
-  /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
-  runtime: Pick<Tables['runtime'], 'interventions'>;
-  /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */
-  connections: Pick<Tables['connections'], 'find' | 'list'>;
-  /** A tenant's assets, read with no unit: the virtual clock alone moves an import to ready (assets/state.ts). */
-  assets: Pick<Tables['assets'], 'get' | 'list' | 'usage' | 'byKey' | 'contents'>;
-  /** The server's own secrets (not a tenant's): a page cursor is checked before its listing's unit opens. */
-  settings: Pick<Tables['settings'], 'secret'>;
-  /**
-   * The webhooks and their deliveries as committed, for the delivery worker, which runs outside
-   * requests and writes each outcome in a unit; onEnqueue names the call a delivery written (in
-   * the transaction that writes it) makes, which writes nothing. And the listings of deliveries
-   * with their attempts.
-   */
-  webhooks: Pick<Tables['webhooks'], 'get' | 'enabledTenants' | 'heads' | 'head' | 'delivery' | 'pending' | 'onEnqueue' | 'list' | 'attempts'>;
-  /** Whether a tenant has a run left to materialise, before a unit is opened to do it. */
-  workloads: Pick<Tables['workloads'], 'hasUnsettled'>;
+function committedReads(store: Store) {
+  return {
+    secrets: pick(store.secrets, 'list', 'byId'),
+    /**
+     * A tenant's recipe overrides, read outside a transaction so the tenant cache keeps them for the
+     * next list; whether it has a budget, before an admission's unit (budgetReady).
+     */
+    admission: pick(store.admission, 'overrides', 'budget'),
+    /** The live fault rules, on every request: the fault hook's look before it opens a unit; all of them, for their list. */
+    faults: pick(store.faults, 'live', 'list'),
+    /** Whether a tenant has workload rules, before their list's slices. */
+    workloadRules: pick(store.workloadRules, 'list'),
+    /**
+     * A key's record as memory holds it (a replay answered without a statement), and its read after
+     * the group commit that wrote it, which keeps it in memory for the retries.
+     */
+    idempotency: pick(store.idempotency, 'cached', 'find'),
+    /**
+     * The keys registered to a tenant other than their own, for the key mapping at start; a tenant's
+     * clock row, for its virtual now (VirtualClock: a change reads and writes its unit's own).
+     */
+    tenants: pick(store.tenants, 'notInOwnTenant', 'clock'),
+    /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
+    runtime: pick(store.runtime, 'interventions'),
+    /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */
+    connections: pick(store.connections, 'find', 'list'),
+    /** A tenant's assets, read with no unit: the virtual clock alone moves an import to ready (assets/state.ts). */
+    assets: pick(store.assets, 'get', 'list', 'usage', 'byKey', 'contents'),
+    /** The server's own secrets (not a tenant's): a page cursor is checked before its listing's unit opens. */
+    settings: pick(store.settings, 'secret'),
+    /**
+     * The webhooks and their deliveries as committed, for the delivery worker, which runs outside
+     * requests and writes each outcome in a unit; onEnqueue names the call a delivery written (in
+     * the transaction that writes it) makes, which writes nothing. And the listings of deliveries
+     * with their attempts.
+     */
+    webhooks: pick(store.webhooks, 'get', 'enabledTenants', 'heads', 'head', 'delivery', 'pending', 'onEnqueue', 'list', 'attempts'),
+    /** Whether a tenant has a run left to materialise, before a unit is opened to do it. */
+    workloads: pick(store.workloads, 'hasUnsettled'),
+  };
 }
+export type CommittedReads = ReturnType<typeof committedReads>;
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
 export type RegisterKey = (keyHash: string, keyId: string, tenantId: string, wallMs: number) => { tenantId: string; keyId: string };
@@ -115,33 +123,10 @@ function tablesOf(store: Store): Tables {
 
 /** The domain's part of a store outside the units, what DomainContext carries (services.ts builds it). */
 export function domainPorts(store: Store): { committed: CommittedReads; registerKey: RegisterKey; moveKeys: MoveKeys; journal: JournalPort; snapshots: SnapshotPort; ping: () => void } {
-  const { checkpointSoon, ping, journal, snapshot, tenants, ...rest } = store;
-  const { register, moveKeys, notInOwnTenant, clock } = tenants;
+  const { checkpointSoon, ping, journal, snapshot } = store;
+  const { register, moveKeys } = store.tenants;
   return {
-    committed: {
-      faults: { live: rest.faults.live, list: rest.faults.list },
-      workloadRules: { list: rest.workloadRules.list },
-      idempotency: { cached: rest.idempotency.cached, find: rest.idempotency.find },
-      tenants: { notInOwnTenant, clock },
-      runtime: { interventions: rest.runtime.interventions },
-      secrets: { list: rest.secrets.list, byId: rest.secrets.byId },
-      admission: { overrides: rest.admission.overrides, budget: rest.admission.budget },
-      connections: { find: rest.connections.find, list: rest.connections.list },
-      assets: { get: rest.assets.get, list: rest.assets.list, usage: rest.assets.usage, byKey: rest.assets.byKey, contents: rest.assets.contents },
-      settings: { secret: rest.settings.secret },
-      webhooks: {
-        get: rest.webhooks.get,
-        enabledTenants: rest.webhooks.enabledTenants,
-        heads: rest.webhooks.heads,
-        head: rest.webhooks.head,
-        delivery: rest.webhooks.delivery,
-        pending: rest.webhooks.pending,
-        onEnqueue: rest.webhooks.onEnqueue,
-        list: rest.webhooks.list,
-        attempts: rest.webhooks.attempts,
-      },
-      workloads: { hasUnsettled: rest.workloads.hasUnsettled },
-    },
+    committed: committedReads(store),
     registerKey: register,
     moveKeys: (wanted, wallMs) => store.write(() => moveKeys(wanted, wallMs)),
     // A commit of its own, counted for the checkpointer's thread as every state change is.

@@ -67,7 +67,7 @@ export function createControlService(
     async advanceClockUntil(tenantId: string, condition: UntilCondition, maxSeconds = UNTIL_MAX_SECONDS): Promise<number> {
       // Idle asks every run when it ends: worked out beforehand, in slices, the unit has only to look.
       if (condition === 'idle') await units.endsInSlices(tenantId);
-      const nowMs = units.atNow(tenantId, (unit) => advanceUntil(unit.tables, unit, condition, maxSeconds));
+      const nowMs = units.atNow(tenantId, (unit) => advanceUntil(unit, condition, maxSeconds));
       await units.everyWorkloadInSlices(tenantId);
       return nowMs;
     },

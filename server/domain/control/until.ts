@@ -3,7 +3,7 @@ import type { ClockUntil } from '../../../openapi/mock.js';
 import type { WorkloadStatus } from '../../simulator/types.js';
 import { CLOCK_RANGE_MS, isoTime } from '../clock.js';
 import { conflict, notFound } from '../errors.js';
-import type { Tables, TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit-of-work.js';
 import { nextDue } from '../workloads/rules.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 
@@ -42,8 +42,8 @@ type Look = { atMs: number; next: string };
  * it, fail it), so the clock stops there and asks again rather than passing the moment the
  * condition comes true.
  */
-function beforeRules(tables: Tables, unit: TenantUnit, row: WorkloadRow, look: Look): Look {
-  const pending = tables.workloadRules.pending(row.id);
+function beforeRules(unit: TenantUnit, row: WorkloadRow, look: Look): Look {
+  const pending = unit.tables.workloadRules.pending(row.id);
   if (pending.length === 0) return look;
   const due = nextDue(pending, unit.run(row).timeline);
   return due && due.atMs > unit.nowMs && due.atMs < look.atMs
@@ -51,21 +51,21 @@ function beforeRules(tables: Tables, unit: TenantUnit, row: WorkloadRow, look: L
     : look;
 }
 
-function statusAnswer(tables: Tables, unit: TenantUnit, workloadId: string, wanted: WorkloadStatus): UntilAnswer {
+function statusAnswer(unit: TenantUnit, workloadId: string, wanted: WorkloadStatus): UntilAnswer {
   const row = unit.workload(workloadId);
   const { timeline } = unit.run(row);
   // The first status item that reaches it: in the past it holds, in the future that is when to look.
   for (const item of timeline.items) {
     if (item.kind !== 'status' || !reaches(item.status, wanted)) continue;
     if (item.atMs <= unit.nowMs) return { holds: true };
-    return { holds: false, ...beforeRules(tables, unit, row, { atMs: item.atMs, next: `workload ${row.id} becomes ${item.status} at ${isoTime(item.atMs)}` }) };
+    return { holds: false, ...beforeRules(unit, row, { atMs: item.atMs, next: `workload ${row.id} becomes ${item.status} at ${isoTime(item.atMs)}` }) };
   }
   if (timeline.endAtMs === null) return { holds: false, never: resumeless(row.id) };
   const ended = `workload ${row.id} ended ${timeline.finalStatus} at ${isoTime(timeline.endAtMs)} without reaching ${wanted}`;
   if (timeline.endAtMs <= unit.nowMs) return { holds: false, never: ended };
   // Its timeline ends elsewhere, but a workload rule on the way may still change that.
   const end = { atMs: timeline.endAtMs, next: `workload ${row.id} ends ${timeline.finalStatus} at ${isoTime(timeline.endAtMs)} without reaching ${wanted}` };
-  const look = beforeRules(tables, unit, row, end);
+  const look = beforeRules(unit, row, end);
   return look === end ? { holds: false, never: end.next } : { holds: false, ...look };
 }
 
@@ -77,20 +77,20 @@ function statusAnswer(tables: Tables, unit: TenantUnit, workloadId: string, want
  * (the advance's slices do that once the clock has moved); only a run with a workload rule due
  * by now is brought up to now here, since the rule may change when it ends.
  */
-function idleAnswer(tables: Tables, unit: TenantUnit): UntilAnswer {
+function idleAnswer(unit: TenantUnit): UntilAnswer {
   let last: Look | undefined;
   let rules: Look | undefined;
-  for (const stored of tables.workloads.unsettled(unit.tenantId)) {
+  for (const stored of unit.tables.workloads.unsettled(unit.tenantId)) {
     const row = unit.withDueRulesApplied(stored);
     const { endAtMs, finalStatus } = unit.end(row);
     if (endAtMs === null) return { holds: false, never: resumeless(row.id) };
     if (endAtMs <= unit.nowMs) continue;
     const end = { atMs: endAtMs, next: `workload ${row.id} ends ${finalStatus} at ${isoTime(endAtMs)}` };
     if (!last || endAtMs > last.atMs) last = end;
-    const rule = beforeRules(tables, unit, row, end);
+    const rule = beforeRules(unit, row, end);
     if (rule !== end && (!rules || rule.atMs < rules.atMs)) rules = rule;
   }
-  const dueAtMs = tables.webhooks.lastDueAtMs(unit.tenantId);
+  const dueAtMs = unit.tables.webhooks.lastDueAtMs(unit.tenantId);
   if (dueAtMs !== null && dueAtMs > unit.nowMs && (!last || dueAtMs > last.atMs)) {
     last = { atMs: dueAtMs, next: `a webhook delivery is retried at ${isoTime(dueAtMs)}` };
   }
@@ -105,12 +105,12 @@ function idleAnswer(tables: Tables, unit: TenantUnit): UntilAnswer {
  * moving the clock. The rule's workloads are brought up to now first: a binding due by now
  * applies on the way.
  */
-function ruleAnswer(tables: Tables, unit: TenantUnit, ruleId: string): UntilAnswer {
-  if (!tables.workloadRules.get(unit.tenantId, ruleId)) throw notFound(`workload rule ${ruleId}`);
-  for (const binding of tables.workloadRules.pendingOfRule(ruleId)) unit.workload(binding.workloadId);
-  if (tables.workloadRules.bindings(ruleId, 0).counts.applied > 0) return { holds: true };
+function ruleAnswer(unit: TenantUnit, ruleId: string): UntilAnswer {
+  if (!unit.tables.workloadRules.get(unit.tenantId, ruleId)) throw notFound(`workload rule ${ruleId}`);
+  for (const binding of unit.tables.workloadRules.pendingOfRule(ruleId)) unit.workload(binding.workloadId);
+  if (unit.tables.workloadRules.bindings(ruleId, 0).counts.applied > 0) return { holds: true };
   let look: Look | undefined;
-  for (const binding of tables.workloadRules.pendingOfRule(ruleId)) {
+  for (const binding of unit.tables.workloadRules.pendingOfRule(ruleId)) {
     const row = unit.workload(binding.workloadId);
     const due = nextDue([binding], unit.run(row).timeline);
     if (due && (!look || due.atMs < look.atMs)) {
@@ -118,7 +118,7 @@ function ruleAnswer(tables: Tables, unit: TenantUnit, ruleId: string): UntilAnsw
     }
   }
   if (look) return { holds: false, ...look };
-  const { counts } = tables.workloadRules.bindings(ruleId, 0);
+  const { counts } = unit.tables.workloadRules.bindings(ruleId, 0);
   return {
     holds: false,
     never: counts.pending
@@ -132,10 +132,10 @@ function ruleAnswer(tables: Tables, unit: TenantUnit, ruleId: string): UntilAnsw
  * due) are materialised to now: the others' timelines say when they end without their events
  * being written, and the advance writes those in slices after its commit.
  */
-export function untilAnswer(tables: Tables, unit: TenantUnit, condition: UntilCondition): UntilAnswer {
-  if (condition === 'idle') return idleAnswer(tables, unit);
-  if ('rule' in condition) return ruleAnswer(tables, unit, condition.rule);
-  return statusAnswer(tables, unit, condition.workload_id, condition.status);
+export function untilAnswer(unit: TenantUnit, condition: UntilCondition): UntilAnswer {
+  if (condition === 'idle') return idleAnswer(unit);
+  if ('rule' in condition) return ruleAnswer(unit, condition.rule);
+  return statusAnswer(unit, condition.workload_id, condition.status);
 }
 
 /**
@@ -144,11 +144,11 @@ export function untilAnswer(tables: Tables, unit: TenantUnit, condition: UntilCo
  * again); answers the new now. A refusal is thrown inside the unit, so its transaction rolls
  * back: a condition that cannot hold, or does not by the bound, moves nothing.
  */
-export function advanceUntil(tables: Tables, unit: TenantUnit, condition: UntilCondition, maxSeconds: number): number {
+export function advanceUntil(unit: TenantUnit, condition: UntilCondition, maxSeconds: number): number {
   // No further than the end of the clock's range either.
   const boundMs = Math.min(unit.nowMs + Math.round(maxSeconds * 1000), Math.max(unit.nowMs, CLOCK_RANGE_MS.max));
   for (;;) {
-    const answer = untilAnswer(tables, unit, condition);
+    const answer = untilAnswer(unit, condition);
     if (answer.holds) return unit.nowMs;
     if ('never' in answer) throw conflict('condition_unreachable', `the condition cannot hold: ${answer.never}`);
     if (unit.nowMs >= boundMs) {
