@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { keysOf, plain } from './plain.js';
 import { dateTime, freeText, identityText, integerConst, sha256Hex, utf8Bytes } from './primitives.js';
-import { built, lazy } from './lazy.js';
+import { built, lazy, once } from './lazy.js';
 
 /** RL evidence a workload produces: task events, grading receipts and the phase summary. */
 
@@ -42,10 +42,11 @@ export type RLEvent = z.infer<typeof RLEvent>;
  * Parsing every simulated event through zod was about a tenth of materialising a run (bench/,
  * materialise profile); a property test holds this to RLEvent (test/routes/mock/evidence.test.ts).
  */
-export const isPlainRLEvent = plain(built(RLEvent)) as (e: unknown) => e is RLEvent;
+const plainRLEvent = once(() => plain(built(RLEvent)));
+export const isPlainRLEvent = (e: unknown): e is RLEvent => plainRLEvent()(e);
 
 /** Every key an RLEvent may have (the canonical JSON sorts them once). */
-export const RL_EVENT_KEYS: readonly string[] = keysOf(built(RLEvent));
+export const rlEventKeys = once((): readonly string[] => keysOf(built(RLEvent)));
 
 /** The runner drops events whose compact JSON encoding is larger than this. */
 export const RL_EVENT_MAX_ENCODED_BYTES = 16 * 1024;
