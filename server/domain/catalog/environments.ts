@@ -18,10 +18,10 @@ const text = z.string().min(1);
  * A result file is published as a stage output named after its basename, so the basename must be
  * a valid output name (StagePayload.outputs) and the path must stay inside the working folder.
  */
-const resultPath = text
+const resultPath = lazy(() => text
   .max(512)
   .refine((p) => !posix.isAbsolute(p) && !p.split('/').includes('..'), 'must be a relative path inside the working folder')
-  .refine((p) => /^(?!nodus\.)[a-z0-9_][a-z0-9._-]{0,63}$/.test(posix.basename(p)), 'its file name must be a valid output name (lower case letters, digits, `_`, `.`, `-`; not starting with `nodus.`)');
+  .refine((p) => /^(?!nodus\.)[a-z0-9_][a-z0-9._-]{0,63}$/.test(posix.basename(p)), 'its file name must be a valid output name (lower case letters, digits, `_`, `.`, `-`; not starting with `nodus.`)'));
 
 const CatalogExample = lazy(() => z.strictObject({
   id: built(slug),
@@ -45,7 +45,7 @@ const CatalogLaunch = lazy(() => z.strictObject({
   default_tasks: z.int().min(1).max(10_000),
   measured_on: z.string().optional(),
   note: z.string().optional(),
-  results: z.array(resultPath),
+  results: z.array(built(resultPath)),
   examples: z.array(built(CatalogExample)).min(1),
 }));
 

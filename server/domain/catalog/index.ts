@@ -11,7 +11,7 @@ import type { RecipeSimulation, RunMode } from '../../simulator/types.js';
 const CONTRACT_BOUNDS = { evaluationTasks: [4, 64], trainingSteps: [1, 50] } as const;
 
 const finite = z.number().nonnegative();
-export const Simulation = z.strictObject({
+export const Simulation = lazy(() => z.strictObject({
   base_pass_rate: z.number().min(0).max(1),
   trained_pass_rate: z.number().min(0).max(1),
   group_size: z.number().int().min(1).max(64),
@@ -25,7 +25,7 @@ export const Simulation = z.strictObject({
   error_rate: z.number().min(0).max(0.5),
   unrecoverable_error_rate: z.number().min(0).max(1).optional(),
   infrastructure_failure_rate: z.number().min(0).max(0.5),
-}) satisfies z.ZodType<RecipeSimulation>;
+}) satisfies z.ZodType<RecipeSimulation>);
 
 /**
  * A catalog recipe: the wire descriptor plus what only the server knows (runtime, price,
@@ -36,7 +36,7 @@ const CatalogRecipe = lazy(() => built(RLRecipeDescriptor).omit({ outputs: true 
   runtime: z.strictObject({ image: z.string().min(1).max(512), version: z.string().min(1).max(64) }),
   private_grading: z.boolean(),
   pricing: z.strictObject({ gpu: z.string().min(1), usd_per_hour: z.number().positive() }),
-  simulation: Simulation,
+  simulation: built(Simulation),
 }));
 export type CatalogRecipe = z.infer<typeof CatalogRecipe>;
 

@@ -29,7 +29,7 @@ export const StoredSimSpec = lazy(() => z
     trainingSteps: z.int().min(0),
     includeTraces: z.boolean(),
     taskset: z.string().min(1),
-    simulation: Simulation,
+    simulation: built(Simulation),
     usdPerHour: z.number().positive().max(1e6),
     privateGrading: z.boolean(),
     customRunSeconds: z.number().positive().max(MAX_CUSTOM_RUN_SECONDS).optional(),

@@ -53,27 +53,27 @@ const MAX_DURATION_MS = 1e9;
 const MAX_TTL_MS = 365 * 24 * 3600 * 1000;
 
 const usd = lazy(() => built(BudgetUpdate).shape.monthly_spend_cap_usd);
-const httpStatus = z.int().min(100).max(599);
+const httpStatus = lazy(() => z.int().min(100).max(599));
 
 /** The id of a workload rule, as control/workload-rules.ts makes it. */
 const RULE_ID = /^wr_[0-9A-Za-z]{16}$/;
 /** The workload rule that made an intervention, when one did (workloads/interventions.ts). */
-const rule = z.string().regex(RULE_ID).optional();
+const rule = lazy(() => z.string().regex(RULE_ID).optional());
 
 const interventionArgs = once((): Record<string, z.ZodType> => ({
   cancel: z.strictObject({}),
   freeze: z.strictObject({}),
   resume: z.strictObject({}),
-  fail: z.strictObject({ reason: built(FailRequest).shape.reason.unwrap(), rule }),
-  recover: z.strictObject({ replayLast: built(RecoverRequest).shape.replay_last.unwrap(), rule }),
-  drop_events: z.strictObject({ count: built(DropEventsRequest).shape.count, rule }),
+  fail: z.strictObject({ reason: built(FailRequest).shape.reason.unwrap(), rule: built(rule) }),
+  recover: z.strictObject({ replayLast: built(RecoverRequest).shape.replay_last.unwrap(), rule: built(rule) }),
+  drop_events: z.strictObject({ count: built(DropEventsRequest).shape.count, rule: built(rule) }),
 }));
 
 /** What an asset of a connection query keeps of its export (server/http/views/asset.ts). */
 const ExportSettings = lazy(() => built(ConnectionExport).pick({ id: true, connection_id: true, branch: true, format: true }).required());
 
 /** A webhook delivery's body: the status change, and the workload as GET showed it then. */
-const DeliveryBody = z.strictObject({ type: z.string(), id: z.string(), created_at: z.string(), data: Workload });
+const DeliveryBody = lazy(() => z.strictObject({ type: z.string(), id: z.string(), created_at: z.string(), data: built(Workload) }));
 
 interface At {
   /** Refuses the document: `body.tenant.tables.<table>.<index>.<column>: <reason>`. */
