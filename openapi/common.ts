@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { built, lazy } from './lazy.js';
+import { lazy } from './lazy.js';
 
 /** The contract's error envelope; extra fields may follow `error` and `message`. */
 export const ErrorBody = lazy(() => z
@@ -41,7 +41,7 @@ type ErrorStatus = Exclude<keyof typeof ERROR_DESCRIPTIONS, 'default' | 401 | 41
  * server/http/error-responses.ts. Every one is the envelope.
  */
 export function errorResponses<const S extends ErrorStatus>(...statuses: S[]): Record<S, typeof ErrorBody> {
-  return Object.fromEntries(statuses.map((status) => [status, built(ErrorBody)])) as Record<S, typeof ErrorBody>;
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<S, typeof ErrorBody>;
 }
 
 /** Raw bytes, in a request or an answer: documented as a binary string, never validated or serialised. */

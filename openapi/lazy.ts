@@ -102,3 +102,20 @@ export function buildEverySchema(): void {
   ids.clear();
   for (const { entry } of entries) ids.set(...entry);
 }
+
+/**
+ * A value derived from wire schemas (a key list, a writer, a predicate compiled from a shape),
+ * made the first time it is asked for and kept: made when its module loads, it would build the
+ * schemas it reads at every start, whether or not a request ever needs them.
+ */
+export function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}

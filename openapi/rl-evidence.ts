@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { keysOf, plain } from './plain.js';
 import { dateTime, freeText, identityText, integerConst, sha256Hex, utf8Bytes } from './primitives.js';
-import { built, lazy } from './lazy.js';
+import { built, lazy, once } from './lazy.js';
 
 /** RL evidence a workload produces: task events, grading receipts and the phase summary. */
 
-const taskEventFields = {
+// Made once, with the first of the two events built: they share each field's schema.
+const taskEventFields = once(() => ({
   event_id: identityText(128),
   phase: z.enum(['baseline', 'training', 'evaluation']),
   task_id: identityText(128),
@@ -14,16 +15,16 @@ const taskEventFields = {
   input: freeText(4096).optional(),
   output: freeText(4096).optional(),
   verifier: freeText(4096).optional(),
-};
+}));
 
 // The contract states RLEvent as one closed object plus a oneOf on `kind`. It is written here as a
 // discriminated union of two closed objects rather than one object with a superRefine: a
 // `task_started` carrying `outcome`, `reward` or `duration_ms` is then refused as an unknown key
 // (naming it), a `task_completed` without `outcome` as a missing field, the generated document
 // keeps the oneOf, and the inferred type makes `outcome` present exactly on completed events.
-const TaskStarted = lazy(() => z.strictObject({ ...taskEventFields, kind: z.literal('task_started') }));
+const TaskStarted = lazy(() => z.strictObject({ ...taskEventFields(), kind: z.literal('task_started') }));
 const TaskCompleted = lazy(() => z.strictObject({
-  ...taskEventFields,
+  ...taskEventFields(),
   kind: z.literal('task_completed'),
   outcome: z.enum(['passed', 'failed', 'error']),
   reward: z.number().optional().describe('any finite number; 0 and negative rewards are real values'),
@@ -42,10 +43,11 @@ export type RLEvent = z.infer<typeof RLEvent>;
  * Parsing every simulated event through zod was about a tenth of materialising a run (bench/,
  * materialise profile); a property test holds this to RLEvent (test/routes/mock/evidence.test.ts).
  */
-export const isPlainRLEvent = plain(built(RLEvent)) as (e: unknown) => e is RLEvent;
+const plainRLEvent = once(() => plain(built(RLEvent)));
+export const isPlainRLEvent = (e: unknown): e is RLEvent => plainRLEvent()(e);
 
 /** Every key an RLEvent may have (the canonical JSON sorts them once). */
-export const RL_EVENT_KEYS: readonly string[] = keysOf(built(RLEvent));
+export const rlEventKeys = once((): readonly string[] => keysOf(built(RLEvent)));
 
 /** The runner drops events whose compact JSON encoding is larger than this. */
 export const RL_EVENT_MAX_ENCODED_BYTES = 16 * 1024;

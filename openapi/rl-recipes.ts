@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dateTime, identityText, integerConst, runMode, sha256Hex, slug } from './primitives.js';
-import { built, lazy } from './lazy.js';
+import { built, lazy, once } from './lazy.js';
 
 /** Managed RL recipes: the catalog, preview and launch bodies, and the `rl` block of a workload. */
 
@@ -70,7 +70,8 @@ export const RLRecipeList = lazy(() => z.strictObject({ recipes: z.array(built(R
 // catalog is data, so they are plain bounded strings checked against it by the domain (rl-runs.ts).
 const catalogKey = lazy(() => z.string().min(1).max(64));
 
-const recipeRequestShape = {
+// One shape for both bodies, made once: the two share each field's schema, as they always have.
+const recipeRequestShape = once(() => ({
   recipe_id: built(catalogKey).meta({ default: 'reasoning-gym-leg-counting' }).optional(),
   recipe_version: built(catalogKey).meta({ default: '1.0.0' }).optional(),
   mode: built(recipeMode).meta({ default: 'evaluate' }).optional(),
@@ -83,15 +84,15 @@ const recipeRequestShape = {
     .meta({ default: false })
     .optional()
     .describe('opt in to prompt, response and verifier text in the RL events'),
-};
+}));
 
 /** Preview body. Closed, every field optional; an explicit null is refused like a wrong type. */
-export const RLRecipeRequest = lazy(() => z.strictObject(recipeRequestShape).meta({ id: 'RLRecipeRequest' }));
+export const RLRecipeRequest = lazy(() => z.strictObject(recipeRequestShape()).meta({ id: 'RLRecipeRequest' }));
 export type RLRecipeRequest = z.infer<typeof RLRecipeRequest>;
 
 /** Launch body: the reviewed configuration plus the preview's token. */
 export const RLRunRequest = lazy(() => z
-  .strictObject({ ...recipeRequestShape, review_token: built(sha256Hex) })
+  .strictObject({ ...recipeRequestShape(), review_token: built(sha256Hex) })
   .meta({ id: 'RLRunRequest' }));
 export type RLRunRequest = z.infer<typeof RLRunRequest>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { plain, plainChecks } from './plain.js';
 import { dateTime } from './primitives.js';
-import { built, lazy } from './lazy.js';
+import { built, lazy, once } from './lazy.js';
 
 /**
  * A tenant's whole state as one document (GET and PUT /_mock/snapshot, docs/snapshots.md). The
@@ -121,11 +121,11 @@ const tables = lazy(() => z.strictObject({
 
 type TableName = keyof typeof tables.shape;
 /** One row of a table, as a restore reading the document row by row validates it. */
-const tableRows = { ...built(tables).shape, workload_rules: built(workloadRules), workload_rule_bindings: built(workloadRuleBindings) };
-export const snapshotRow = <T extends TableName>(table: T) => tableRows[table].element;
+const tableRows = once(() => ({ ...built(tables).shape, workload_rules: built(workloadRules), workload_rule_bindings: built(workloadRuleBindings) }));
+export const snapshotRow = <T extends TableName>(table: T) => tableRows()[table].element;
 /** Each table's columns in the format's order: the order of the values of a row as a restore holds it. */
-export const SNAPSHOT_COLUMNS = Object.fromEntries(Object.entries(tableRows).map(([table, rows]) => [table, Object.keys(rows.element.shape)])) as
-  unknown as Record<TableName, readonly string[]>;
+export const snapshotColumns = once(() => Object.fromEntries(Object.entries(tableRows()).map(([table, rows]) => [table, Object.keys(rows.element.shape)])) as
+  unknown as Record<TableName, readonly string[]>);
 
 export const SnapshotTenant = lazy(() => z
   .strictObject({
@@ -199,20 +199,23 @@ export interface AddedColumn {
   version: number;
   value: string | number;
 }
-const added = new Map<string, AddedColumn[]>();
-for (const [version, byTable] of Object.entries(ADDED_COLUMNS)) {
-  for (const [table, columns] of Object.entries(byTable)) {
-    for (const [column, value] of Object.entries(columns)) {
-      const position = SNAPSHOT_COLUMNS[table as TableName].indexOf(column);
-      added.set(table, [...(added.get(table) ?? []), { column, position, version: Number(version), value }]);
+const added = once(() => {
+  const byTable = new Map<string, AddedColumn[]>();
+  for (const [version, tables] of Object.entries(ADDED_COLUMNS)) {
+    for (const [table, columns] of Object.entries(tables)) {
+      for (const [column, value] of Object.entries(columns)) {
+        const position = snapshotColumns()[table as TableName].indexOf(column);
+        byTable.set(table, [...(byTable.get(table) ?? []), { column, position, version: Number(version), value }]);
+      }
     }
   }
-}
+  return byTable;
+});
 /**
  * The columns versions added to the table: a column is required from its version on and absent
  * before, and an older row holds its value there (what reproduces the older behaviour).
  */
-export const addedColumns = (table: string): readonly AddedColumn[] => added.get(table) ?? [];
+export const addedColumns = (table: string): readonly AddedColumn[] => added().get(table) ?? [];
 
 /** docs/snapshot.schema.json: the format as JSON Schema (draft 2020-12), for tools outside this server. */
 export function snapshotJsonSchema(): string {

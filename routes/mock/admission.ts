@@ -20,12 +20,12 @@ export default (async function mockAdmissionRoutes(app) {
     },
   }, async (request) => control.overrideRecipe(request.tenant.id, request.params.id, request.body));
 
-  // Here rather than in openapi/mock.ts, as LeversView below: created as the routes register, the
+  // Here rather than in openapi/mock.ts, as LeversView below: declared as the routes register, the
   // two are the document's last components, and moving them would reorder openapi/openapi.json.
-  const BudgetView = z.object({
+  const BudgetView = lazy(() => z.object({
     monthly_spend_cap_usd: z.number(),
     month_to_date_usd: z.number(),
-  }).meta({ id: 'MockBudgetView' });
+  }).meta({ id: 'MockBudgetView' }));
 
   app.put('/budget', {
     schema: {
@@ -40,10 +40,10 @@ export default (async function mockAdmissionRoutes(app) {
     return { monthly_spend_cap_usd: budget.monthlySpendCapUsd, month_to_date_usd: budget.monthToDateUsd };
   });
 
-  const LeversView = z.object({
+  const LeversView = lazy(() => z.object({
     review_expiry: z.boolean(),
     unrecoverable_error_rate: z.number().nullable(),
-  }).meta({ id: 'MockLeversView' });
+  }).meta({ id: 'MockLeversView' }));
 
   app.put('/levers', {
     schema: {

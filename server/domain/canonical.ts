@@ -18,12 +18,18 @@ export const canonicalSha256 = (value: unknown): string => sha256Hex(canonicalJs
  * the keys are sorted once and each present value written in that order, a string or a finite
  * number as JSON.stringify would (what canonicalJson writes for them too), anything else by
  * canonicalJson. An absent or undefined value is left out, as both leave it out. Sorting per
- * event was a twentieth of materialising a run (bench/, materialise profile).
+ * event was a twentieth of materialising a run (bench/, materialise profile). The keys are asked
+ * for on the first call: they are read from a wire schema, which a writer made at load would
+ * build at every start (openapi/lazy.ts).
  */
-export function canonicalJsonOf<T extends object>(keys: readonly string[]): (value: T) => string {
-  const sorted = [...keys].sort();
-  const names = sorted.map((key) => `${JSON.stringify(key)}:`);
+export function canonicalJsonOf<T extends object>(keys: () => readonly string[]): (value: T) => string {
+  let sorted: string[] | undefined;
+  let names: string[] = [];
   return (value) => {
+    if (sorted === undefined) {
+      sorted = [...keys()].sort();
+      names = sorted.map((key) => `${JSON.stringify(key)}:`);
+    }
     let text = '';
     for (let i = 0; i < sorted.length; i++) {
       const v = (value as Record<string, unknown>)[sorted[i]];

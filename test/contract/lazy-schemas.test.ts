@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import t from 'tap';
 import { z } from 'zod';
 import { ComputeGroupPage, ComputeQuery } from '../../openapi/compute.js';
@@ -6,8 +7,24 @@ import { startServer } from '../helpers/server.js';
 
 // One process per test file: nothing else here has built these schemas.
 
-t.test('a started server has not built the schemas of routes no request has reached; a request builds its own', async (t) => {
+/** Every schema openapi/ exports that is built: a stand-in no longer pending, or one never lazy. */
+async function builtExports(): Promise<string[]> {
+  const folder = new URL('../../openapi/', import.meta.url);
+  const names: string[] = [];
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.js')).sort()) {
+    const module = (await import(new URL(file, folder).href)) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(module)) {
+      if (typeof value === 'object' && value !== null && !isPending(value) && value instanceof z.ZodType) names.push(`${file}:${name}`);
+    }
+  }
+  return names;
+}
+
+t.test('a started server has built no wire schema; a request builds its own', async (t) => {
   const s = await startServer(t);
+  // The one exception: the start reads its configuration, and `--clock` with the wire's own rule.
+  t.same(await builtExports(), ['primitives.js:clockMode'], 'no schema openapi/ exports is built by the start but the clock mode (server/config.ts)');
+  t.same([...z.globalRegistry._idmap.keys()], [], 'no component is registered: no schema with an id is built');
   t.ok(isPending(ComputeQuery), 'GET /v1/compute\'s query schema is not built by the start');
   t.ok(isPending(ComputeGroupPage), 'nor a response schema');
   const refused = await s.call('GET', '/v1/compute?limit=0');

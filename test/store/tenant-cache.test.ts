@@ -1,7 +1,7 @@
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { openStore, type Store } from '../../store/index.js';
-import { SNAPSHOT_COLUMNS } from '../../openapi/snapshot.js';
+import { snapshotColumns } from '../../openapi/snapshot.js';
 import { SNAPSHOT_TABLES, type SnapshotTable, type SnapshotTables, type SnapshotValues } from '../../store/snapshot.js';
 import { CACHED } from '../../store/tenant-cache.js';
 import { tempDbPath, type Teardown } from '../helpers/server.js';
@@ -51,7 +51,7 @@ const record = (workloadId: string) => ({ fingerprint: 'f', workloadId, createdA
 const reset = { write: (s: Store) => s.reset.deleteTenantData(TN) };
 /** A restore's insert of one row (each table's statement is its own, prepared at one line). */
 const restored = (table: keyof SnapshotTables, row: SnapshotTables[keyof SnapshotTables][number]) => ({
-  write: (s: Store) => s.snapshot.insert(TN, { ...SNAPSHOT_COLUMNS, [table]: Object.keys(row) }, {
+  write: (s: Store) => s.snapshot.insert(TN, { ...snapshotColumns(), [table]: Object.keys(row) }, {
     ...(Object.fromEntries(Object.keys(SNAPSHOT_TABLES).map((name) => [name, []])) as unknown as Record<SnapshotTable, SnapshotValues[]>),
     [table]: [Object.values(row)],
   }),

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
+import { built, lazy } from '../../../openapi/lazy.js';
 import { runMode, slug } from '../../../openapi/primitives.js';
 
 /**
@@ -17,26 +18,26 @@ const text = z.string().min(1);
  * A result file is published as a stage output named after its basename, so the basename must be
  * a valid output name (StagePayload.outputs) and the path must stay inside the working folder.
  */
-const resultPath = text
+const resultPath = lazy(() => text
   .max(512)
   .refine((p) => !posix.isAbsolute(p) && !p.split('/').includes('..'), 'must be a relative path inside the working folder')
-  .refine((p) => /^(?!nodus\.)[a-z0-9_][a-z0-9._-]{0,63}$/.test(posix.basename(p)), 'its file name must be a valid output name (lower case letters, digits, `_`, `.`, `-`; not starting with `nodus.`)');
+  .refine((p) => /^(?!nodus\.)[a-z0-9_][a-z0-9._-]{0,63}$/.test(posix.basename(p)), 'its file name must be a valid output name (lower case letters, digits, `_`, `.`, `-`; not starting with `nodus.`)'));
 
-const CatalogExample = z.strictObject({
-  id: slug,
+const CatalogExample = lazy(() => z.strictObject({
+  id: built(slug),
   name: text.max(120),
   dataset: text,
-  mode: runMode.optional(),
+  mode: built(runMode).optional(),
   summary: z.string().optional(),
   command: text.max(16_384),
   baseline_pass_rate: z.number().min(0).max(1).optional(),
   trained_pass_rate: z.number().min(0).max(1).optional(),
   measured_change_pp: z.number().min(-100).max(100).optional(),
   runtime_minutes: z.int().min(1).max(7 * 24 * 60).optional(),
-});
+}));
 export type CatalogExample = z.infer<typeof CatalogExample>;
 
-const CatalogLaunch = z.strictObject({
+const CatalogLaunch = lazy(() => z.strictObject({
   image: text.max(512),
   model: text.max(256),
   peak_memory_gb: z.number().positive().max(4096).optional(),
@@ -44,12 +45,12 @@ const CatalogLaunch = z.strictObject({
   default_tasks: z.int().min(1).max(10_000),
   measured_on: z.string().optional(),
   note: z.string().optional(),
-  results: z.array(resultPath),
-  examples: z.array(CatalogExample).min(1),
-});
+  results: z.array(built(resultPath)),
+  examples: z.array(built(CatalogExample)).min(1),
+}));
 
-export const CatalogEnvironment = z.strictObject({
-  id: slug,
+export const CatalogEnvironment = lazy(() => z.strictObject({
+  id: built(slug),
   name: text,
   publisher: text,
   summary: text,
@@ -59,11 +60,11 @@ export const CatalogEnvironment = z.strictObject({
   data_license: z.string().optional(),
   reward_type: z.string().optional(),
   reward_description: z.string().optional(),
-  modes: z.array(runMode).min(1),
+  modes: z.array(built(runMode)).min(1),
   readiness: z.string().optional(),
   requirements: z.array(z.string()).optional(),
-  launch: CatalogLaunch.optional(),
-});
+  launch: built(CatalogLaunch).optional(),
+}));
 export type CatalogEnvironment = z.infer<typeof CatalogEnvironment>;
 export type RunnableEnvironment = CatalogEnvironment & { launch: z.infer<typeof CatalogLaunch> };
 

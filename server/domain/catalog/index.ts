@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { built, lazy } from '../../../openapi/lazy.js';
 import { recipeMode, RLRecipeDescriptor, RLRecipeOutput } from '../../../openapi/rl-recipes.js';
 import { CatalogEnvironment, checkEnvironment, runnableExample } from './environments.js';
 import { readJsonFile, readShippedJsonFile } from '../json-file.js';
@@ -10,7 +11,7 @@ import type { RecipeSimulation, RunMode } from '../../simulator/types.js';
 const CONTRACT_BOUNDS = { evaluationTasks: [4, 64], trainingSteps: [1, 50] } as const;
 
 const finite = z.number().nonnegative();
-export const Simulation = z.strictObject({
+export const Simulation = lazy(() => z.strictObject({
   base_pass_rate: z.number().min(0).max(1),
   trained_pass_rate: z.number().min(0).max(1),
   group_size: z.number().int().min(1).max(64),
@@ -24,32 +25,32 @@ export const Simulation = z.strictObject({
   error_rate: z.number().min(0).max(0.5),
   unrecoverable_error_rate: z.number().min(0).max(1).optional(),
   infrastructure_failure_rate: z.number().min(0).max(0.5),
-}) satisfies z.ZodType<RecipeSimulation>;
+}) satisfies z.ZodType<RecipeSimulation>);
 
 /**
  * A catalog recipe: the wire descriptor plus what only the server knows (runtime, price,
  * grading, simulation). Outputs may name the modes that produce them; the wire hides that.
  */
-const CatalogRecipe = RLRecipeDescriptor.omit({ outputs: true }).extend({
-  outputs: z.array(RLRecipeOutput.extend({ modes: z.array(recipeMode).min(1).optional() })).min(1),
+const CatalogRecipe = lazy(() => built(RLRecipeDescriptor).omit({ outputs: true }).extend({
+  outputs: z.array(built(RLRecipeOutput).extend({ modes: z.array(built(recipeMode)).min(1).optional() })).min(1),
   runtime: z.strictObject({ image: z.string().min(1).max(512), version: z.string().min(1).max(64) }),
   private_grading: z.boolean(),
   pricing: z.strictObject({ gpu: z.string().min(1), usd_per_hour: z.number().positive() }),
-  simulation: Simulation,
-});
+  simulation: built(Simulation),
+}));
 export type CatalogRecipe = z.infer<typeof CatalogRecipe>;
 
 /**
  * One catalog document. The built-in recipes and environments are two such files; a `--catalog`
  * file may carry either section or both, and each section it carries replaces the built-in one.
  */
-const CatalogFile = z.strictObject({
+const CatalogFile = lazy(() => z.strictObject({
   schema_version: z.literal(1),
   catalog_version: z.string().min(1).max(64).optional(),
-  recipes: z.array(CatalogRecipe).min(1).optional(),
+  recipes: z.array(built(CatalogRecipe)).min(1).optional(),
   reviewed_at: z.string().min(1).max(64).optional(),
-  environments: z.array(CatalogEnvironment).optional(),
-});
+  environments: z.array(built(CatalogEnvironment)).optional(),
+}));
 type CatalogDocument = z.infer<typeof CatalogFile>;
 
 interface RecipeSection {

@@ -8,6 +8,7 @@ import { DomainError } from '../errors.js';
 import { addFault } from './faults.js';
 import { addWorkloadRule } from './workload-rules.js';
 import { WorkloadRule } from '../../../openapi/workload-rules.js';
+import { built, lazy } from '../../../openapi/lazy.js';
 import { setLevers } from './levers.js';
 import { setBudget, setRecipeOverride } from '../launches/admission.js';
 import { readJsonFile } from '../json-file.js';
@@ -15,20 +16,20 @@ import type { DomainContext } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
 
 /** Per key, the same things the /_mock routes set, in the same shapes. */
-const ScenarioEntry = z.strictObject({
-  clock: ClockUpdate.extend({ advance_seconds: ClockAdvance.shape.seconds.optional() }).optional(),
-  faults: z.array(FaultRule).max(1000).optional(),
-  workload_rules: z.array(WorkloadRule).max(1000).optional(),
-  recipes: z.record(z.string(), RecipeOverrideUpdate).optional(),
-  budget: BudgetUpdate.optional(),
-  levers: LeversUpdate.optional(),
-});
+const ScenarioEntry = lazy(() => z.strictObject({
+  clock: built(ClockUpdate).extend({ advance_seconds: built(ClockAdvance).shape.seconds.optional() }).optional(),
+  faults: z.array(built(FaultRule)).max(1000).optional(),
+  workload_rules: z.array(built(WorkloadRule)).max(1000).optional(),
+  recipes: z.record(z.string(), built(RecipeOverrideUpdate)).optional(),
+  budget: built(BudgetUpdate).optional(),
+  levers: built(LeversUpdate).optional(),
+}));
 type ScenarioEntry = z.output<typeof ScenarioEntry>;
 
-const ScenarioFile = z.strictObject({
+const ScenarioFile = lazy(() => z.strictObject({
   description: z.string().optional(),
-  keys: z.record(z.string().regex(API_KEY_PATTERN, 'an API key is printable ASCII without spaces'), ScenarioEntry),
-});
+  keys: z.record(z.string().regex(API_KEY_PATTERN, 'an API key is printable ASCII without spaces'), built(ScenarioEntry)),
+}));
 
 export interface Scenario {
   source: string;

@@ -47,8 +47,8 @@ interface NormalisedRun {
  * The canonical JSON of a configuration and of a launch body: both are closed objects of strings,
  * numbers and booleans, so their keys are sorted once, not on every launch.
  */
-const configurationText = canonicalJsonOf<Configuration>(keysOf(RLRecipeRequest));
-const launchText = canonicalJsonOf<z.infer<typeof RLRunRequest>>(keysOf(RLRunRequest));
+const configurationText = canonicalJsonOf<Configuration>(() => keysOf(RLRecipeRequest));
+const launchText = canonicalJsonOf<z.infer<typeof RLRunRequest>>(() => keysOf(RLRunRequest));
 
 /** A launch body's canonical SHA-256: its Idempotency-Key's fingerprint and the workload's request_sha256. */
 export const launchFingerprint = (body: z.infer<typeof RLRunRequest>): string => sha256Hex(launchText(body));

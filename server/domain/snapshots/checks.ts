@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AssetFiles } from '../../../openapi/mock-assets.js';
 import { ConnectionExport } from '../../../openapi/assets.js';
 import { IdempotencyKey } from '../../../openapi/headers.js';
+import { built, lazy, once } from '../../../openapi/lazy.js';
 import {
   BudgetUpdate, DropEventsRequest, FailRequest, FaultRule, JOURNAL_ROOTS, JournalEntry, JournalHeaders, JournalQuery, LeversUpdate, RecipeOverrideUpdate,
   RecoverRequest,
@@ -51,28 +52,28 @@ const MAX_DURATION_MS = 1e9;
 /** The longest --idempotency-ttl (server/config.ts). */
 const MAX_TTL_MS = 365 * 24 * 3600 * 1000;
 
-const usd = BudgetUpdate.shape.monthly_spend_cap_usd;
-const httpStatus = z.int().min(100).max(599);
+const usd = lazy(() => built(BudgetUpdate).shape.monthly_spend_cap_usd);
+const httpStatus = lazy(() => z.int().min(100).max(599));
 
 /** The id of a workload rule, as control/workload-rules.ts makes it. */
 const RULE_ID = /^wr_[0-9A-Za-z]{16}$/;
 /** The workload rule that made an intervention, when one did (workloads/interventions.ts). */
-const rule = z.string().regex(RULE_ID).optional();
+const rule = lazy(() => z.string().regex(RULE_ID).optional());
 
-const INTERVENTION_ARGS: Record<string, z.ZodType> = {
+const interventionArgs = once((): Record<string, z.ZodType> => ({
   cancel: z.strictObject({}),
   freeze: z.strictObject({}),
   resume: z.strictObject({}),
-  fail: z.strictObject({ reason: FailRequest.shape.reason.unwrap(), rule }),
-  recover: z.strictObject({ replayLast: RecoverRequest.shape.replay_last.unwrap(), rule }),
-  drop_events: z.strictObject({ count: DropEventsRequest.shape.count, rule }),
-};
+  fail: z.strictObject({ reason: built(FailRequest).shape.reason.unwrap(), rule: built(rule) }),
+  recover: z.strictObject({ replayLast: built(RecoverRequest).shape.replay_last.unwrap(), rule: built(rule) }),
+  drop_events: z.strictObject({ count: built(DropEventsRequest).shape.count, rule: built(rule) }),
+}));
 
 /** What an asset of a connection query keeps of its export (server/http/views/asset.ts). */
-const ExportSettings = ConnectionExport.pick({ id: true, connection_id: true, branch: true, format: true }).required();
+const ExportSettings = lazy(() => built(ConnectionExport).pick({ id: true, connection_id: true, branch: true, format: true }).required());
 
 /** A webhook delivery's body: the status change, and the workload as GET showed it then. */
-const DeliveryBody = z.strictObject({ type: z.string(), id: z.string(), created_at: z.string(), data: Workload });
+const DeliveryBody = lazy(() => z.strictObject({ type: z.string(), id: z.string(), created_at: z.string(), data: built(Workload) }));
 
 interface At {
   /** Refuses the document: `body.tenant.tables.<table>.<index>.<column>: <reason>`. */
@@ -382,8 +383,8 @@ export function createSnapshotChecks(clock: Clock, settings: CheckSettings): Sna
       const after = Math.max(nowMs, lastIntervention.get(i.workload_id) ?? nowMs);
       if (i.at_ms > after + 1) at.refuse('at_ms', `${i.at_ms} is more than 1 ms after the clock's now_ms and the workload's intervention before it (${after})`);
       lastIntervention.set(i.workload_id, Math.max(i.at_ms, lastIntervention.get(i.workload_id) ?? i.at_ms));
-      const args = INTERVENTION_ARGS[i.kind];
-      if (!args) at.refuse('kind', `"${i.kind}" is not an intervention (${Object.keys(INTERVENTION_ARGS).join(', ')})`);
+      const args = interventionArgs()[i.kind];
+      if (!args) at.refuse('kind', `"${i.kind}" is not an intervention (${Object.keys(interventionArgs()).join(', ')})`);
       json(at, 'args', i.args, args);
     },
     workload_events(at, e, index) {

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { setImmediate } from 'node:timers/promises';
 import { z } from 'zod';
+import { once } from '../../../openapi/lazy.js';
 import { plain, type Plain } from '../../../openapi/plain.js';
-import { addedColumns, MAX_ROWS, Snapshot, SNAPSHOT_COLUMNS, snapshotRow, SnapshotTenant, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import { addedColumns, MAX_ROWS, Snapshot, snapshotColumns, snapshotRow, SnapshotTenant, type SnapshotDocument } from '../../../openapi/snapshot.js';
 import type { SnapshotRow, SnapshotTable, SnapshotValues } from '../../../store/snapshot.js';
 import { badRequest } from '../errors.js';
 import { describeValidation } from '../validation.js';
@@ -13,7 +14,7 @@ import { JsonSyntaxError, jsonScanner, Token, type Primitive, type TokenKind } f
 
 /*
  * A snapshot read as its bytes arrive (docs/snapshots.md, Size): rows are validated one at a time
- * against their table's row schema and kept as their values in column order (SNAPSHOT_COLUMNS),
+ * against their table's row schema and kept as their values in column order (snapshotColumns),
  * in memory while the document is small, in a file per table once it is not, so the process holds
  * about one row whatever the document's size; the rest of the document (its head) is a few
  * fields, checked once the body has ended, since JSON's key order is free.
@@ -32,9 +33,12 @@ const SPOOL_BYTES = 1 << 16;
 export const HELD_CHARS = 8 << 20;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
 
-const TABLES = new Set(Object.keys(SnapshotTenant.shape.tables.shape));
-const ROOT_KEYS = new Set(Object.keys(Snapshot.shape));
-const TENANT_KEYS = new Set(Object.keys(SnapshotTenant.shape));
+/** The keys the root, the tenant and its tables may have, by the frame that holds them. */
+const knownKeys = once(() => ({
+  root: new Set(Object.keys(Snapshot.shape)),
+  tenant: new Set(Object.keys(SnapshotTenant.shape)),
+  tables: new Set(Object.keys(SnapshotTenant.shape.tables.shape)),
+}));
 
 type Chunks = Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
 type Head = Record<string, unknown>;
@@ -51,7 +55,7 @@ type Frame =
 /** A document whose rows are kept (in memory or in files), its head checked: what a restore reads back. */
 export interface SpooledSnapshot {
   head: SnapshotDocument;
-  /** Each row of the table in document order, its values in SNAPSHOT_COLUMNS order; from files, read back one at a time. */
+  /** Each row of the table in document order, its values in snapshotColumns order; from files, read back one at a time. */
   rows(table: SnapshotTable): Generator<SnapshotValues>;
   /** Whether the rows are held in memory (no file): a document of at most HELD_CHARS characters. */
   held: boolean;
@@ -76,7 +80,7 @@ const rowReaders = new Map<SnapshotTable, (row: Record<string, unknown>) => Snap
 function rowReader(table: SnapshotTable) {
   let read = rowReaders.get(table);
   if (read) return read;
-  const columns = SNAPSHOT_COLUMNS[table];
+  const columns = snapshotColumns()[table];
   const shape = snapshotRow(table).shape as Record<string, z.ZodType>;
   const takes: Plain[] = columns.map((column) => plain(shape[column]));
   read = (row) => {
@@ -258,7 +262,7 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
     const parsed = snapshotRow(table).safeParse(value);
     if (!parsed.success) throw refusal(path, parsed.error.issues);
     const row = parsed.data as SnapshotRow;
-    hold(table, index, SNAPSHOT_COLUMNS[table].map((column) => row[column]), row);
+    hold(table, index, snapshotColumns()[table].map((column) => row[column]), row);
   };
 
   /** The position of the table's next row; refused when the table holds no more. */
@@ -333,7 +337,7 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
     const path = `${top.path}.${key}`;
     if (FORBIDDEN_KEYS.has(key)) throw badRequest('invalid_json', `key "${key}" is not allowed (at ${path})`);
     if (Object.hasOwn(top.value, key) || (top.kind !== 'flat' && top.keys.has(key))) throw badRequest('invalid_json', `duplicate key at ${path}`);
-    const known = top.kind === 'root' ? ROOT_KEYS : top.kind === 'tenant' ? TENANT_KEYS : top.kind === 'tables' ? TABLES : undefined;
+    const known = top.kind === 'flat' ? undefined : knownKeys()[top.kind];
     if (known && !known.has(key)) throw badRequest('invalid_snapshot', `${path}: unknown field`);
     if (top.kind !== 'flat') top.keys.add(key);
     top.key = key;
@@ -412,7 +416,7 @@ async function walk(chunks: Chunks, spools: ReturnType<typeof createSpools>, roo
       if (value !== undefined) {
         const top = stack.at(-1) as Extract<Frame, { kind: 'table' }>;
         // As many keys as columns, each column there: the columns, each written once.
-        const values = keys === SNAPSHOT_COLUMNS[top.table].length ? rowReader(top.table)(value) : undefined;
+        const values = keys === snapshotColumns()[top.table].length ? rowReader(top.table)(value) : undefined;
         if (values !== undefined) {
           hold(top.table, nextRow(top), values, value as SnapshotRow);
           state = 'next';

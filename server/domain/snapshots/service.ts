@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
-import { SNAPSHOT_COLUMNS, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotTenant, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
+import { snapshotColumns, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotTenant, upgradeSnapshot, type SnapshotDocument } from '../../../openapi/snapshot.js';
 import { SNAPSHOT_TABLES, SnapshotRowError, type HeldSubstitutes, type SnapshotReader, type SnapshotTable, type SnapshotValues } from '../../../store/snapshot.js';
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
@@ -134,7 +134,7 @@ function restoreChecks(settings: CheckSettings) {
         checks = createSnapshotChecks(clock, settings);
         let turned = performance.now();
         for (const table of TABLES) {
-          const columns = SNAPSHOT_COLUMNS[table];
+          const columns = snapshotColumns()[table];
           let index = 0;
           for (const values of spooled.rows(table)) {
             checks.row(table, index++, Object.fromEntries(columns.map((column, i) => [column, values[i]])) as never);
@@ -195,7 +195,7 @@ export function createSnapshotService(deps: DomainContext) {
       const canChange = forkCanChange(upgradeSnapshot(kept.spooled.head).tenant.id);
       const forkable = new Map<SnapshotTable, Map<string, Set<string>>>();
       const noted = (table: SnapshotTable) => function* () {
-        const columns = SNAPSHOT_COLUMNS[table];
+        const columns = snapshotColumns()[table];
         for (const values of kept.spooled.rows(table)) {
           for (let i = 0; i < values.length; i++) {
             const text = values[i];
@@ -210,7 +210,7 @@ export function createSnapshotService(deps: DomainContext) {
         }
       }();
       const rows = Object.fromEntries(TABLES.map((table) => [table, noted(table)])) as unknown as Record<SnapshotTable, Iterable<SnapshotValues>>;
-      held = { id: unit.holdSnapshot(SNAPSHOT_COLUMNS, rows), forkable };
+      held = { id: unit.holdSnapshot(snapshotColumns(), rows), forkable };
     }
     const substitutes: HeldSubstitutes = {};
     for (const table of TABLES) {
@@ -274,7 +274,7 @@ export function createSnapshotService(deps: DomainContext) {
         const current = upgradeSnapshot(spooled.head);
         const fork = snapshotFork(current.tenant, tenantId);
         const rowsOf = function* (table: SnapshotTable) {
-          const columns = SNAPSHOT_COLUMNS[table];
+          const columns = snapshotColumns()[table];
           for (const values of spooled.rows(table)) {
             if (!fork) yield values;
             else {
@@ -292,10 +292,10 @@ export function createSnapshotService(deps: DomainContext) {
           unit.restoreClock(saved.mode, saved.scale, saved.now_ms);
           unit.tables.tenants.setCursorKey(tenantId, fork ? fork.cursorKey : current.tenant.cursor_key);
           try {
-            if (!kept) return unit.insertSnapshot(SNAPSHOT_COLUMNS, tables);
+            if (!kept) return unit.insertSnapshot(snapshotColumns(), tables);
             const { held, substitutes } = heldCopy(unit, kept, fork);
             heldNow = held;
-            return unit.insertSnapshot(SNAPSHOT_COLUMNS, tables, { id: held.id, substitutes });
+            return unit.insertSnapshot(snapshotColumns(), tables, { id: held.id, substitutes });
           } catch (err) {
             if (!(err instanceof SnapshotRowError)) throw err;
             const path = ['body.tenant.tables', err.table, err.index, ...(err.column ? [err.column] : [])].join('.');

@@ -1,4 +1,4 @@
-import { isPlainRLEvent, RL_EVENT_KEYS, RL_EVENT_MAX_ENCODED_BYTES, RLEvent } from '../../../openapi/rl-evidence.js';
+import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent, rlEventKeys } from '../../../openapi/rl-evidence.js';
 import type { EventBounds, RLEventInput } from '../../../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../../../store/workload-runtime.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
@@ -32,7 +32,7 @@ export interface RunContext {
 }
 
 /** The stored text must not change: a repeated event is compared with it as text. */
-const canonicalEvent = canonicalJsonOf<SimRLEvent>(RL_EVENT_KEYS);
+const canonicalEvent = canonicalJsonOf<SimRLEvent>(rlEventKeys);
 
 /**
  * What the store keeps of one event: pages serve its text as is, so it takes an RLEvent (the

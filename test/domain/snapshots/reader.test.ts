@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SNAPSHOT_COLUMNS, SNAPSHOT_VERSION, SnapshotTenant } from '../../../openapi/snapshot.js';
+import { snapshotColumns, SNAPSHOT_VERSION, SnapshotTenant } from '../../../openapi/snapshot.js';
 import { DomainError } from '../../../server/domain/errors.js';
 import { readSnapshot } from '../../../server/domain/snapshots/reader.js';
 
@@ -45,7 +45,7 @@ async function refusal(text: string, size = text.length) {
 t.test('the rows are the same however the bytes are cut', async (t) => {
   const bytes = Buffer.from(document());
   const whole = await read(bytes, bytes.length);
-  t.same(whole.logs.map((row) => row[SNAPSHOT_COLUMNS.workload_logs.indexOf('line')]), LINES);
+  t.same(whole.logs.map((row) => row[snapshotColumns().workload_logs.indexOf('line')]), LINES);
   t.same(whole.head.tenant.clock, { mode: 'manual', scale: 60, now_ms: 10 });
   for (const size of [1, 2, 3, 5, 7, 64, 1000]) t.same(await read(bytes, size), whole, `pieces of ${size} bytes`);
 });
