@@ -5,7 +5,7 @@
 //   (server/boot/load-bundle.ts);
 // - main.js: the CLI entry, which loads server.cjs with that cache;
 // - template.db: the database a new database file starts as a copy of (store/db.ts);
-// - checkpoint-worker.js: the thread that checkpoints the WAL (store/checkpointer.ts).
+// - checkpoint-worker.js: the thread that checkpoints the WAL (store/transactions.ts).
 // Resolving and compiling some 330 files one by one (Fastify and its dependencies, zod, our
 // modules) was most of a cold start; one file with a code cache is one read and little compiling.
 // The tsc output stays the source of the bundle, so the code the tests import is the code that ships.
@@ -91,7 +91,7 @@ await build({
   footer: { js: '});' },
 });
 
-// The WAL checkpointer's thread, loaded by server.cjs from beside it (store/checkpointer.ts).
+// The WAL checkpointer's thread, loaded by server.cjs from beside it (store/transactions.ts).
 await build({
   ...common,
   entryPoints: ['dist/store/checkpoint-worker.js'],

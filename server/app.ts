@@ -5,13 +5,12 @@ import type { Logger } from 'pino';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { built } from '../openapi/lazy.js';
 import { openStore, type Store } from '../store/index.js';
-import auth from './http/auth.js';
+import apiHooks from './http/api-hooks.js';
 import { loadCatalog, type Catalog } from './domain/catalog/index.js';
 import { OPTIONS, printedKey, type Config } from './config.js';
 import docs from './http/docs.js';
 import { ApiError } from './http/api-error.js';
 import errorHandler, { sendApiError } from './http/error-handler.js';
-import faults from './http/faults.js';
 import hosts from './http/hosts.js';
 import journal from './http/journal.js';
 import { parseJsonBody } from './http/json-body.js';
@@ -201,9 +200,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       throw new ApiError(414, 'uri_too_long', `the URL is longer than ${URL_LIMIT_BYTES} bytes`);
     }
   }));
-  await app.register(auth);
+  await app.register(apiHooks);
   await app.register(journal);
-  await app.register(faults);
 
   if (options.describe) await describeRoutes(app);
   app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => {

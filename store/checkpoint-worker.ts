@@ -1,4 +1,4 @@
-// The WAL checkpointer's thread (store/checkpointer.ts): its own connection to the server's file,
+// The WAL checkpointer's thread (store/transactions.ts): its own connection to the server's file,
 // copying committed WAL pages into the database whenever the server's thread asks.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';

@@ -1,4 +1,4 @@
-import { createAdmissionStore } from './admission.js';
+import { createAdmissionStore, createLeverStore } from './admission.js';
 import { createAssetStore } from './assets.js';
 import { createComputeStore } from './compute.js';
 import { createConnectionStore } from './connections.js';
@@ -8,7 +8,6 @@ import { createWorkloadRuleStore } from './workload-rules.js';
 import { createGradingStore } from './grading.js';
 import { createIdempotencyStore } from './idempotency.js';
 import { createJournalStore } from './journal.js';
-import { createLeverStore } from './levers.js';
 import { lockDatabase } from './lock.js';
 import { createResetStore } from './reset.js';
 import { createRLEventStore } from './rl-events.js';

@@ -6,7 +6,7 @@ import { presentFault } from '../../server/http/views/fault.js';
 import { lazy } from '../../openapi/lazy.js';
 
 /**
- * Fault rules, kept as data so a test scripts failures by method and path; server/http/faults.ts
+ * Fault rules, kept as data so a test scripts failures by method and path; server/http/api-hooks.ts
  * applies them.
  */
 export default (async function mockFaultRoutes(app) {

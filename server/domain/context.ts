@@ -1,12 +1,16 @@
 import type { Config } from '../config.js';
-import type { Catalog } from './catalog/index.js';
+import type { Catalog, CatalogRecipe } from './catalog/index.js';
 import type { VirtualClock } from './clock.js';
-import type { ReviewTokens } from './launches/review-token.js';
 import type { CommittedReads, JournalPort, MoveKeys, RegisterKey, SnapshotPort, UnitsOfWork } from './unit-of-work.js';
 import type { OutputCache } from './workloads/outputs.js';
 import type { Materialiser } from './workloads/materialise.js';
 
 /** What every domain operation works with; built once by createServices (services.ts). */
+/** Review tokens under the server's secret (launches/rl-runs.ts, createReviewTokens). */
+export interface ReviewTokens {
+  sign(tenantId: string, configurationJson: string, recipe: CatalogRecipe): string;
+}
+
 export interface DomainContext {
   readonly config: Config;
   /** What is read outside a unit, method by method: the table stores are a unit's alone (TenantUnit.tables). */

@@ -7,10 +7,11 @@ import { createConnectionService } from './connections/service.js';
 import { createCatalogService } from './catalog/service.js';
 import { VirtualClock } from './clock.js';
 import type { DomainContext } from './context.js';
+import { createRequestService } from './control/requests.js';
 import { createControlService } from './control/service.js';
 import { createWorkloadRuleService } from './control/workload-rules.js';
 import { createEvidenceService } from './evidence/service.js';
-import { createReviewTokens, REVIEW_SECRET } from './launches/review-token.js';
+import { createReviewTokens, REVIEW_SECRET } from './launches/rl-runs.js';
 import { createLaunchService } from './launches/service.js';
 import { createSecretService } from './secrets/service.js';
 import { createSnapshotService } from './snapshots/service.js';
@@ -56,6 +57,7 @@ export function createServices(options: ServiceOptions) {
     launches: createLaunchService(context),
     evidence: createEvidenceService(context),
     control: createControlService(context),
+    requests: createRequestService(context),
     workloadRules: createWorkloadRuleService(context),
     assets: createAssetService(context),
     webhooks: createWebhookService(context),

@@ -4,8 +4,23 @@ import type { JournalKind, JournalRecord, NewJournalRow } from '../../store/jour
 import { JOURNAL_HEADER_LIMITS, UNJOURNALED_HEADERS } from '../../openapi/mock.js';
 import { SECRET_NAME } from '../../openapi/secrets.js';
 import { nestsTooDeep } from '../domain/json-depth.js';
-import { touchesSecrets } from './secret-paths.js';
 import { syncHook } from './sync-hook.js';
+
+/**
+ * Whether a request path is one whose body may hold a secret: the secrets routes and every near
+ * miss of them, that is any path that names `secret` in any case, percent-encoded (once or more)
+ * or not. A client that gets the path wrong still sent its value; the journal and the request log
+ * treat the request as a put all the same.
+ */
+export function touchesSecrets(path: string): boolean {
+  let decoded = path;
+  // Each pass shortens the text, so this ends; undecodable escapes are left as they are.
+  for (let previous = ''; decoded !== previous && decoded.includes('%');) {
+    previous = decoded;
+    decoded = decoded.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+  return /secret/i.test(decoded);
+}
 
 export const JOURNAL_BODY_LIMIT_BYTES = 16 * 1024;
 /** Valid keys are at most 256 characters; a longer one is kept only this far. */
@@ -146,7 +161,7 @@ const FLUSH_AT_ROWS = 1000;
  * reset among them) runs after what is waiting has been written, as does closing the server.
  */
 export default fp(async function journal(app) {
-  const { control } = app.services;
+  const { requests } = app.services;
   let pending: JournalRecord[] = [];
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
@@ -156,7 +171,7 @@ export default fp(async function journal(app) {
     const entries = pending;
     pending = [];
     try {
-      control.appendJournal(entries);
+      requests.appendJournal(entries);
     } catch (err) {
       app.log.error({ err, requests: entries.map((e) => e.row.requestId) }, 'request journal: could not record these requests');
     }
@@ -173,7 +188,7 @@ export default fp(async function journal(app) {
     const tenantId = request.tenant.id;
     let arrival: { atMs: number; wallMs: number };
     try {
-      arrival = control.arrival(tenantId);
+      arrival = requests.arrival(tenantId);
     } catch (err) {
       request.log.error({ err }, 'request journal: cannot read the clock; this request is not journaled');
       return;

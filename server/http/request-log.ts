@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import { touchesSecrets } from './secret-paths.js';
+import { touchesSecrets } from './journal.js';
 import { syncHook } from './sync-hook.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -37,7 +37,7 @@ export default fp(async function requestLog(app) {
   // Above info (silent, as the bench and tests run) no request line is logged: no hook at all.
   if (!log.isLevelEnabled('info')) return;
   app.addHook('onResponse', (request, reply, done) => {
-    // A query on a secrets path is a near miss of a put and may carry the value (secret-paths.ts).
+    // A query on a secrets path is a near miss of a put and may carry the value (journal.ts, touchesSecrets).
     const queryAt = request.url.indexOf('?');
     const url = queryAt !== -1 && touchesSecrets(request.url.slice(0, queryAt)) ? request.url.slice(0, queryAt) : request.url;
     const level = PROBE_ROUTES.has(request.routeOptions.url ?? '') ? 'debug' : 'info';

@@ -11,9 +11,9 @@ declare module 'fastify' {
     /** The newest workload --restore restored, for the start-up link; null without one. */
     restoredWorkload: string | null;
     services: Services;
-    /** The key check, added by the /v1 and /_mock contexts (auth.ts). */
+    /** The key check, added by the /v1 and /_mock contexts (api-hooks.ts). */
     authenticate: onRequestHookHandler;
-    /** The fault rules, applied by the /v1 context (faults.ts). */
+    /** The fault rules, applied by the /v1 context (api-hooks.ts). */
     faultHooks: { preValidation: preValidationHookHandler; onSend: onSendHookHandler };
     /** Recording /v1 requests and /_mock calls, and flushing before each /_mock handler (journal.ts). */
     journalHooks: { recordApi: onRequestHookHandler; recordControl: onRequestHookHandler; flushFirst: preHandlerHookHandler };

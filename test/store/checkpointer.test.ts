@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createCheckpointer } from '../../store/checkpointer.js';
+import { createCheckpointer } from '../../store/transactions.js';
 import { tempDbPath } from '../helpers/server.js';
 
 // committed() runs after a commit that is still to be answered: a thread that cannot start must

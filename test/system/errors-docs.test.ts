@@ -56,7 +56,7 @@ const DYNAMIC: Record<string, (source: string, at: string) => Emitted[]> = {
   // A domain refusal keeps its code, which the DomainError calls above name.
   'server/http/api-error.ts': () => [],
   // A fault rule answers the code its rule names: the test's, not the server's.
-  'server/http/faults.ts': () => [],
+  'server/http/api-hooks.ts': () => [],
 };
 
 /** The status each kind of domain refusal is answered with, from the HTTP layer's table. */

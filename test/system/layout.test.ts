@@ -112,7 +112,7 @@ function storeImports(path: string): { target: string; name: string; typeOnly: b
 }
 
 /** The modules that are the store as a whole (its connection, its transactions), not a table's rows. */
-const WHOLE_STORE = new Set(['store/index.ts', 'store/db.ts', 'store/transactions.ts', 'store/sqlite-addon.ts', 'store/tenant-cache.ts', 'store/checkpointer.ts']);
+const WHOLE_STORE = new Set(['store/index.ts', 'store/db.ts', 'store/transactions.ts', 'store/sqlite-addon.ts', 'store/tenant-cache.ts']);
 /** Values of store/ the domain shares that are rules, not table stores: the open-mode tenant id, the snapshot's tables and the row error a restore names. */
 const SHARED_VALUES = new Set(['ownTenantId', 'OWN_TENANT_ID', 'SNAPSHOT_TABLES', 'SnapshotRowError']);
 /** The unit of work holds the Store; the composition builds it and the domain's ports from it. */

@@ -5,7 +5,7 @@ import { canonicalJson } from '../canonical.js';
 import type { DomainContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { nestsTooDeep } from '../json-depth.js';
-import { pathRegExp } from './faults.js';
+import { pathRegExp } from './requests.js';
 
 /** The query string as an object: a repeated name gives an array. */
 export function queryFields(query: string): Record<string, string | string[]> {

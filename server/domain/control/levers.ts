@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { LeversUpdate } from '../../../openapi/mock.js';
-import type { Levers } from '../../../store/levers.js';
+import type { Levers } from '../../../store/admission.js';
 import type { TenantUnit } from '../unit-of-work.js';
 
 /** The wire view of a tenant's levers. */

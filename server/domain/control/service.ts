@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { BudgetUpdate, JournalMatch, JournalQuery, LeversUpdate, RecipeOverrideUpdate } from '../../../openapi/mock.js';
 import type { RLRecipeDescriptor } from '../../../openapi/rl-recipes.js';
-import type { JournalRecord } from '../../../store/journal.js';
 import type { FaultRow } from '../../../store/faults.js';
 import type { ResetCounts } from '../../../store/reset.js';
 import type { KeyMove } from '../../../store/tenants.js';
@@ -11,7 +10,7 @@ import type { ClockMode, ClockView } from '../clock.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { recipeAvailability, setBudget, setRecipeOverride } from '../launches/admission.js';
-import { addFault, takeFault, type FaultRuleInput } from './faults.js';
+import { addFault, type FaultRuleInput } from './faults.js';
 import { listRequests, matchRequests, type JournalMatches, type JournalPage } from './journal.js';
 import { leversView, setLevers } from './levers.js';
 import { applyScenario, type Scenario } from './scenarios.js';
@@ -19,14 +18,14 @@ import { applyKeyMapping, registerKey, type Tenant } from './tenants.js';
 import { advanceUntil, UNTIL_MAX_SECONDS, type UntilCondition } from './until.js';
 
 /**
- * The mock's own levers and plumbing: keys, the clock, fault rules, the request journal, the
- * admission levers, reset, scenarios and readiness. Each method is one operation in its own
+ * The mock's own levers and plumbing: keys, the clock, fault rules, the request journal's reads, the
+ * admission levers, reset, scenarios and readiness (what every API request asks is requests.ts'). Each method is one operation in its own
  * transaction (a single statement is one by itself).
  */
 export function createControlService(
   deps: Pick<DomainContext, 'config' | 'committed' | 'registerKey' | 'moveKeys' | 'journal' | 'ping' | 'clock' | 'catalog' | 'units'>,
 ) {
-  const { committed, clock, units, catalog, config } = deps;
+  const { committed, clock, units, catalog } = deps;
 
   return {
     /** The tenant of an accepted key, registered on its first use; a 401 DomainError otherwise. */
@@ -89,21 +88,6 @@ export function createControlService(
 
     clearFaults(tenantId: string): void {
       units.atNow(tenantId, (unit) => unit.tables.faults.clear(tenantId));
-    },
-
-    /** The fault hook: counts a /v1 request against the tenant's rules, answers the rule to apply. */
-    takeFault(tenantId: string, method: string, url: string): FaultRow | undefined {
-      return takeFault(deps, tenantId, method, url);
-    },
-
-    /** When a request arrived, in the tenant's virtual time and on the wall clock, for its journal row. */
-    arrival(tenantId: string): { atMs: number; wallMs: number } {
-      return { atMs: clock.nowMs(tenantId), wallMs: clock.wallNow() };
-    },
-
-    /** Appends journal rows, each tenant's ring kept at the configured size, in one transaction. */
-    appendJournal(entries: readonly JournalRecord[]): void {
-      deps.journal.append(entries, config.journalSize);
     },
 
     /** Newest first, with how many rows were evicted; paths match as fault rules match them. */

@@ -1,19 +1,20 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 import { keysOf } from '../../../openapi/plain.js';
 import { RLRecipeRequest, RLRunRequest, type RLRecipePhase, type RLRunPreview } from '../../../openapi/rl-recipes.js';
 import { budgetRefusal, recipeAvailability } from './admission.js';
-import { canonicalJsonOf, sha256Hex } from '../canonical.js';
+import { canonicalJson, canonicalJsonOf, sha256Hex } from '../canonical.js';
 import { Catalog, type CatalogRecipe } from '../catalog/index.js';
 import { isoTime } from '../clock.js';
 import { DomainError } from '../errors.js';
-import { sameToken } from './review-token.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import { gradingPlanSha256 } from '../../simulator/index.js';
 import type { RunMode, SimSpec } from '../../simulator/types.js';
 import { newWorkloadId } from '../ids.js';
 import { insertWorkload, type NewWorkload } from '../workloads/rows.js';
-import type { DomainContext } from '../context.js';
+import type { DomainContext, ReviewTokens } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
+import type { SecretName } from '../../../store/settings.js';
 
 type Request = z.infer<typeof RLRecipeRequest>;
 type Phase = z.infer<typeof RLRecipePhase>;
@@ -261,4 +262,58 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
     unit.tables.grading.addPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
   }
   return workload.id;
+}
+
+/** The server secret review tokens are keyed by. */
+export const REVIEW_SECRET: SecretName = 'review-token';
+
+/** The recipe's part of what was reviewed, as canonical JSON: the same text for every token of the recipe. */
+const reviewedRecipes = new WeakMap<CatalogRecipe, string>();
+
+function reviewedRecipe(recipe: CatalogRecipe): string {
+  let json = reviewedRecipes.get(recipe);
+  if (json === undefined) {
+    json = canonicalJson({ id: recipe.id, version: recipe.version, model_revision: recipe.model_revision, runtime: recipe.runtime });
+    reviewedRecipes.set(recipe, json);
+  }
+  return json;
+}
+
+/** Tokens kept by what they sign: a launch signs what its preview signed a moment before. */
+const SIGNED_LIMIT = 1024;
+
+/**
+ * The review token proves a launch is what was previewed: an HMAC over exactly what the user
+ * reviewed: their tenant, the normalised configuration, and the recipe version with its runtime.
+ * Keyed by a secret stored in the database (which never changes while the store is open), so
+ * tokens survive restarts but cannot be forged by a client. The text is the canonical JSON of
+ * `{ tenant, configuration, recipe }`, written from its parts in canonical key order: the
+ * configuration's is `configurationJson` (its canonicalJson, which the launch also hashes into
+ * config_sha256), the recipe's is written once per recipe.
+ *
+ * The HMAC was the largest of a fresh launch's own costs after SQLite's (bench/, launch profile),
+ * so the last SIGNED_LIMIT tokens are kept by their text, the oldest given up first: the launch
+ * that follows a preview of the same configuration finds its token signed already.
+ */
+export function createReviewTokens(secret: Buffer, limit = SIGNED_LIMIT): ReviewTokens {
+  const signed = new Map<string, string>();
+  return {
+    sign(tenantId: string, configurationJson: string, recipe: CatalogRecipe): string {
+      const reviewed = `{"configuration":${configurationJson},"recipe":${reviewedRecipe(recipe)},"tenant":${canonicalJson(tenantId)}}`;
+      let token = signed.get(reviewed);
+      if (token === undefined) {
+        token = createHmac('sha256', secret).update(reviewed).digest('hex');
+        if (signed.size >= limit) signed.delete(signed.keys().next().value!);
+        signed.set(reviewed, token);
+      }
+      return token;
+    },
+  };
+}
+
+/** Constant-time comparison of two hex tokens. */
+export function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryHead, DeliveryRow, WebhookRow } from '../../../store/webhooks.js';
 import type { DomainContext } from '../context.js';
-import { takeFault, type FaultActionInput } from '../control/faults.js';
+import type { FaultActionInput } from '../control/faults.js';
+import { takeFault } from '../control/requests.js';
 import { refusedWebhookUrl } from './hosts.js';
 import { signedHeaders } from './signing.js';
 

@@ -19,7 +19,7 @@ t.test('a fault rule lets `after` requests through, applies `times` times, then 
   const added = control.addFault(tenant, rule({ method: 'GET', path: '/v1/workloads/{id}', after: 1, times: 2 }));
   t.match(added, { source: 'api', seen: 0, applied: 0 });
 
-  const take = (method: string, url: string) => control.takeFault(tenant, method, url)?.id;
+  const take = (method: string, url: string) => d.services.requests.takeFault(tenant, method, url)?.id;
   t.equal(take('GET', '/v1/workloads/wl_1'), undefined, 'the first match is let through');
   t.equal(take('POST', '/v1/workloads/wl_1'), undefined, 'another method does not match');
   t.equal(take('GET', '/v1/workloads/wl_1/events'), undefined, 'a template matches one segment, not a prefix');
@@ -29,7 +29,7 @@ t.test('a fault rule lets `after` requests through, applies `times` times, then 
   t.match(control.faults(tenant), [{ id: added.id, seen: 3, applied: 2 }], 'only live matches are counted');
 
   const other = d.tenant();
-  t.equal(control.takeFault(other, 'GET', '/v1/workloads/wl_1'), undefined, 'rules are per tenant');
+  t.equal(d.services.requests.takeFault(other, 'GET', '/v1/workloads/wl_1'), undefined, 'rules are per tenant');
 });
 
 t.test('the oldest eligible rule applies; every live match counts the request', async (t) => {
@@ -38,8 +38,8 @@ t.test('the oldest eligible rule applies; every live match counts the request', 
   const { control } = d.services;
   const waiting = control.addFault(tenant, rule({ path: '/v1/*', after: 1 }));
   const ready = control.addFault(tenant, rule({ path: '/v1/me' }));
-  t.equal(control.takeFault(tenant, 'GET', '/v1/me')?.id, ready.id, 'the older rule is still waiting');
-  t.equal(control.takeFault(tenant, 'GET', '/v1/me')?.id, waiting.id);
+  t.equal(d.services.requests.takeFault(tenant, 'GET', '/v1/me')?.id, ready.id, 'the older rule is still waiting');
+  t.equal(d.services.requests.takeFault(tenant, 'GET', '/v1/me')?.id, waiting.id);
   t.match(control.faults(tenant), [{ id: waiting.id, seen: 2, applied: 1 }, { id: ready.id, seen: 1, applied: 1 }]);
 
   t.throws(() => control.removeFault(tenant, 'flt_missing'), { refusal: 'not_found', message: 'fault flt_missing not found' });
@@ -88,13 +88,13 @@ t.test('the journal keeps each tenant\'s newest rows and filters by method and p
   const d = domainServices(t, { journalSize: 3 });
   const [a, b] = [d.tenant(), d.tenant()];
   const { control } = d.services;
-  control.appendJournal([
+  d.services.requests.appendJournal([
     { tenantId: a, row: journalRow('GET', '/v1/me', 1) },
     { tenantId: a, row: journalRow('POST', '/v1/rl-runs', 2) },
     { tenantId: b, row: journalRow('GET', '/v1/me', 3) },
     { tenantId: a, row: journalRow('GET', '/v1/rl-recipes', 4) },
   ]);
-  control.appendJournal([{ tenantId: a, row: journalRow('GET', '/v1/rl-runs/preview', 5) }]);
+  d.services.requests.appendJournal([{ tenantId: a, row: journalRow('GET', '/v1/rl-runs/preview', 5) }]);
 
   const paths = (tenant: string, query: { method?: string; path?: string } = {}) =>
     control.requests(tenant, { limit: 100, ...query }).rows.map((r) => r.path);
@@ -114,9 +114,9 @@ t.test('journal rows commit in a transaction of their own, stamped with their ar
   const d = domainServices(t);
   const tenant = d.tenant();
   const { control } = d.services;
-  const arrival = control.arrival(tenant);
+  const arrival = d.services.requests.arrival(tenant);
   t.same(arrival, { atMs: control.clock(tenant).nowMs, wallMs: d.wall.now });
-  control.appendJournal([{ tenantId: tenant, row: journalRow('GET', '/v1/me', arrival.atMs) }]);
+  d.services.requests.appendJournal([{ tenantId: tenant, row: journalRow('GET', '/v1/me', arrival.atMs) }]);
   t.notOk(d.store.db.inTransaction, 'committed');
   t.match(control.requests(tenant, { limit: 10 }).rows, [{ path: '/v1/me', atMs: arrival.atMs }], 'with no state change to ride');
 });

@@ -5,7 +5,7 @@ import { RLRecipeRequest, RLRunRequest } from '../../../openapi/rl-recipes.js';
 import { canonicalJson, canonicalSha256 } from '../../../server/domain/canonical.js';
 import { loadCatalog } from '../../../server/domain/catalog/index.js';
 import { launchFingerprint } from '../../../server/domain/launches/rl-runs.js';
-import { createReviewTokens, REVIEW_SECRET } from '../../../server/domain/launches/review-token.js';
+import { createReviewTokens, REVIEW_SECRET } from '../../../server/domain/launches/rl-runs.js';
 import { domainServices } from '../../helpers/domain.js';
 import { arbitraryOf } from '../../helpers/schema-arbitrary.js';
 

@@ -1,17 +1,53 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
-import type { onSendHookHandler, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onSendHookHandler, preValidationHookHandler } from 'fastify';
+import { API_KEY_PATTERN } from '../config.js';
 import type { FaultRow } from '../../store/faults.js';
 import type { FaultActionInput } from '../domain/control/faults.js';
+import { unauthorized, type Tenant } from '../domain/control/tenants.js';
 import { ApiError } from './api-error.js';
+import { syncHook } from './sync-hook.js';
+
+/**
+ * The key check as a hook that the /v1 and /_mock contexts add (routes/v1/index.ts,
+ * routes/mock/index.ts); health, the OpenAPI document and /docs stay public. The resolved tenant
+ * is cached per key: the row it mirrors changes only at start (the key mapping moves keys before
+ * the first request).
+ */
+function auth(app: FastifyInstance): void {
+  const { control } = app.services;
+  const cache = new Map<string, Tenant>();
+
+  function resolve(key: string): Tenant {
+    const cached = cache.get(key);
+    if (cached) return cached;
+    const tenant = control.registerKey(key);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(key, tenant);
+    return tenant;
+  }
+
+  app.decorateRequest('tenant', null as unknown as Tenant);
+  function authenticate(request: FastifyRequest): void {
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('missing API key: send Authorization: Bearer <key>');
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    if (!match || !API_KEY_PATTERN.test(match[1])) {
+      throw unauthorized('malformed Authorization header: expected "Bearer <key>"');
+    }
+    request.tenant = resolve(match[1]);
+  }
+
+  app.decorate('authenticate', syncHook(authenticate));
+}
 
 /**
  * Fault rules are data, applied here. They are evaluated in one hook, preValidation: after auth (the tenant is
  * known) and after the body is read (so the journal has it), before the route's own checks. The
  * onSend hook only carries out a drop decided there, since a dropped answer must exist first.
  */
-export default fp(async function faults(app) {
-  const { control } = app.services;
+function faults(app: FastifyInstance): void {
+  const { requests } = app.services;
   // Shutdown cuts delays short so close() does not wait out a minute-long fault.
   const closing = new AbortController();
   app.addHook('preClose', async () => closing.abort());
@@ -21,7 +57,7 @@ export default fp(async function faults(app) {
   const preValidation: preValidationHookHandler = (request, reply, done) => {
     let rule: FaultRow | undefined;
     try {
-      rule = control.takeFault(request.tenant.id, request.method, request.url);
+      rule = requests.takeFault(request.tenant.id, request.method, request.url);
     } catch (err) {
       return done(err as Error);
     }
@@ -51,4 +87,10 @@ export default fp(async function faults(app) {
     done(null, payload);
   };
   app.decorate('faultHooks', { preValidation, onSend });
+}
+
+/** Both, as one plugin the app registers; the contexts add the hooks they decorate. */
+export default fp(async function apiHooks(app) {
+  auth(app);
+  faults(app);
 });
