@@ -1,11 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryHead, DeliveryRow, WebhookRow } from '../../../store/webhooks.js';
+import type { DeliveryHead } from '../../../store/webhooks.js';
 import type { DomainContext } from '../context.js';
-import type { FaultActionInput } from '../control/faults.js';
-import { takeFault } from '../control/requests.js';
 import { refusedWebhookUrl } from './hosts.js';
-import { signedHeaders } from './signing.js';
+import { delivered, send, type SendDeps } from './send.js';
 
 /**
  * Virtual time from a failed attempt to the next: after the sixth failure a delivery has failed.
@@ -30,13 +27,6 @@ const MATERIALISE_EVERY_MS = 1_000;
 /** A flush stops waiting after this long (wall), answering what is still due. */
 const FLUSH_LIMIT_MS = 60_000;
 
-/**
- * A delivery is matched by fault rules as `POST /webhook/{workload id}/{type}`: a pseudo-path no
- * route serves, so a rule for `/webhook/*` acts on every delivery of the tenant and one for
- * `/webhook/{id}/workload.completed` on the completions only.
- */
-const webhookFaultPath = (workloadId: string, type: string) => `/webhook/${workloadId}/${type}`;
-
 /** What the worker logs through: pino's shape, so the app's logger fits. */
 export interface WorkerLog {
   debug(obj: object, msg: string): void;
@@ -45,26 +35,12 @@ export interface WorkerLog {
 
 const SILENT: WorkerLog = { debug: () => undefined, error: () => undefined };
 
-interface Outcome {
-  statusCode: number | null;
-  /** Null when delivered. */
-  error: string | null;
-  faultId: string | null;
-}
-
-const delivered = (o: Outcome) => o.error === null;
-
-function connectionError(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err as Error).message;
-}
-
 /**
  * What the worker works with. It runs outside requests: what is due, a delivery and its webhook
  * are read from committed rows, each outcome is written in a unit of the delivery's tenant (a
- * transaction of its own, as each always was); and what takeFault takes.
+ * transaction of its own, as each always was); and what an attempt over the wire reads (send.ts).
  */
-export type DeliveryDeps = Pick<DomainContext, 'committed' | 'clock' | 'config' | 'units'> & Parameters<typeof takeFault>[0];
+export type DeliveryDeps = Pick<DomainContext, 'committed' | 'units'> & SendDeps;
 
 /**
  * The outbox's sending side. Rows are written by the status changes themselves
@@ -202,7 +178,7 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
     }
     const wallMs = clock.wallNow();
     const startedAt = performance.now();
-    const outcome = await send(d, hook);
+    const outcome = await send(deps, d, hook, stopped.signal);
     // Shutting down: not recorded, so the next start sends it again.
     if (!outcome) return;
     const latencyMs = Math.round((performance.now() - startedAt) * 10) / 10;
@@ -219,46 +195,6 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
       { delivery: d.id, workload: d.workloadId, type: d.type, status: outcome.statusCode, error: outcome.error, ms: latencyMs, state: settled },
       'webhook delivery attempt',
     );
-  }
-
-  /** One attempt over the wire, with what a fault rule makes of it; undefined when shut down. */
-  async function send(d: DeliveryRow, hook: WebhookRow): Promise<Outcome | undefined> {
-    const rule = takeFault(deps, d.tenantId, 'POST', webhookFaultPath(d.workloadId, d.type));
-    const action = rule && (JSON.parse(rule.action) as FaultActionInput);
-    const faultId = rule?.id ?? null;
-    if (action?.type === 'error') return { statusCode: action.status, error: `fault ${faultId}: answered ${action.status} ${action.error} without sending`, faultId };
-    if (action?.type === 'reset') return { statusCode: null, error: `fault ${faultId}: the connection was reset before sending`, faultId };
-    const timeoutMs = config.webhookTimeoutMs;
-    // A delay stalls the attempt inside its timeout, as a receiver that does not answer would.
-    // A timer of our own, held until the attempt ends: an AbortSignal.timeout() inside
-    // AbortSignal.any() can be collected before it fires, leaving the attempt without a timeout.
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), timeoutMs);
-    const signal = AbortSignal.any([stopped.signal, timeout.signal]);
-    try {
-      if (action?.type === 'delay') await sleep(action.ms, undefined, { signal });
-      const timestamp = Math.floor(clock.wallNow() / 1000);
-      const res = await fetch(hook.url, {
-        method: 'POST',
-        // No Authorization: a receiver trusts the signature, and the team's key never leaves.
-        headers: { 'content-type': 'application/json', 'user-agent': 'nodus-mock-webhooks', ...signedHeaders(hook.secret, d.id, timestamp, d.body) },
-        body: d.body,
-        redirect: 'manual',
-        signal,
-      });
-      // Only the status counts; the body is not read, so a receiver cannot make the mock buffer it.
-      await res.body?.cancel();
-      if (action?.type === 'drop_response') return { statusCode: null, error: `fault ${faultId}: the receiver's answer (${res.status}) was dropped`, faultId };
-      const ok = res.status >= 200 && res.status < 300;
-      return { statusCode: res.status, error: ok ? null : `the receiver answered ${res.status}`, faultId };
-    } catch (err) {
-      if (stopped.signal.aborted) return undefined;
-      // The timeout's abort: fetch rejects with its TimeoutError, a stalled delay with an AbortError.
-      if (signal.aborted) return { statusCode: null, error: `no answer within ${timeoutMs} ms (--webhook-timeout-ms)`, faultId };
-      return { statusCode: null, error: `could not connect: ${connectionError(err)}`, faultId };
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /**
