@@ -211,12 +211,6 @@ export class TenantUnit {
     this.tenantMaterialised = true;
   }
 
-  /** The tenant's workloads that have not ended, brought up to now. */
-  openWorkloads(): WorkloadRow[] {
-    this.materialiseEveryWorkload();
-    return this.tables.workloads.unsettled(this.tenantId);
-  }
-
   /** The simulated run behind a workload: its spec, interventions and timeline. */
   run(row: WorkloadRow): RunContext {
     return this.materialiser.context(row);
