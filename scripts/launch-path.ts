@@ -143,7 +143,7 @@ export async function traceLaunch(): Promise<string[]> {
 /** docs/development.md's table of the launch path, between its markers. */
 export function launchPathTable(files: string[]): string {
   const rows = files.map((file) => `| \`${file}\` | ${ROLES[file] ?? '(not described in scripts/launch-path.ts)'} |`);
-  return [`${files.length} project files, each once:`, '', '| file | what it does for the launch |', '|---|---|', ...rows, ''].join('\n');
+  return [`${files.length} project files (each counted once, however often the request enters it):`, '', '| file | what it does for the launch |', '|---|---|', ...rows, ''].join('\n');
 }
 
 export const DEVELOPMENT_DOC = join(packageRoot(), 'docs', 'development.md');
