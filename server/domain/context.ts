@@ -5,12 +5,12 @@ import type { CommittedReads, JournalPort, MoveKeys, RegisterKey, SnapshotPort, 
 import type { OutputCache } from './workloads/outputs.js';
 import type { Materialiser } from './workloads/materialise.js';
 
-/** What every domain operation works with; built once by createServices (services.ts). */
 /** Review tokens under the server's secret (launches/rl-runs.ts, createReviewTokens). */
 export interface ReviewTokens {
   sign(tenantId: string, configurationJson: string, recipe: CatalogRecipe): string;
 }
 
+/** What every domain operation works with; built once by createServices (services.ts). */
 export interface DomainContext {
   readonly config: Config;
   /** What is read outside a unit, method by method: the table stores are a unit's alone (TenantUnit.tables). */

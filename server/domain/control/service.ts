@@ -18,8 +18,9 @@ import { applyKeyMapping, registerKey, type Tenant } from './tenants.js';
 import { advanceUntil, UNTIL_MAX_SECONDS, type UntilCondition } from './until.js';
 
 /**
- * The mock's own levers and plumbing: keys, the clock, fault rules, the request journal's reads, the
- * admission levers, reset, scenarios and readiness (what every API request asks is requests.ts'). Each method is one operation in its own
+ * The mock's own levers and plumbing, as the /_mock routes reach them: keys, the clock, fault
+ * rules, the request journal's reads, the admission levers, reset, scenarios and readiness. What
+ * every API request asks of the domain is requests.ts's. Each method is one operation in its own
  * transaction (a single statement is one by itself).
  */
 export function createControlService(
