@@ -81,3 +81,27 @@ export function verifies(secret: string, got: Received): boolean {
       return sent.length === expected.length && timingSafeEqual(sent, expected);
     });
 }
+
+/** What a stubbed fetch was called with. */
+export interface Sent {
+  url: string;
+  init: RequestInit;
+}
+
+/**
+ * Replaces global fetch for one test, the delivery worker's receivers without sockets: every call
+ * is recorded, then answered by `answer`. The real fetch is put back at the test's end.
+ */
+export function stubFetch(t: Teardown, answer: (sent: Sent) => Promise<Response>): Sent[] {
+  const sent: Sent[] = [];
+  const real = globalThis.fetch;
+  globalThis.fetch = ((url: string | URL, init: RequestInit = {}) => {
+    const call = { url: String(url), init };
+    sent.push(call);
+    return answer(call);
+  }) as typeof fetch;
+  t.teardown(() => {
+    globalThis.fetch = real;
+  });
+  return sent;
+}

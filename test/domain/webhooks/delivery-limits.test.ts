@@ -3,6 +3,7 @@ import { setImmediate } from 'node:timers/promises';
 import { MAX_IN_FLIGHT_PER_TENANT, SHARED_IN_FLIGHT } from '../../../server/domain/webhooks/delivery.js';
 import { domainServices, submit } from '../../helpers/domain.js';
 import type { Teardown } from '../../helpers/server.js';
+import { stubFetch } from '../../helpers/webhook-receiver.js';
 
 /*
  * The delivery worker's in-flight limits, without sockets: global fetch is replaced by receivers
@@ -14,13 +15,9 @@ const SILENT = { debug: () => undefined, error: () => undefined };
 
 function hangingFetch(t: Teardown) {
   const open = new Map<string, number>();
-  const real = globalThis.fetch;
-  globalThis.fetch = ((url: string | URL, init?: RequestInit) => {
-    open.set(String(url), (open.get(String(url)) ?? 0) + 1);
-    return new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
-  }) as typeof fetch;
-  t.teardown(() => {
-    globalThis.fetch = real;
+  stubFetch(t, ({ url, init }) => {
+    open.set(url, (open.get(url) ?? 0) + 1);
+    return new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
   });
   return open;
 }

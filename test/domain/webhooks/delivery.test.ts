@@ -1,5 +1,6 @@
 import t from 'tap';
 import { domainServices, submit } from '../../helpers/domain.js';
+import { stubFetch } from '../../helpers/webhook-receiver.js';
 
 /*
  * The delivery worker checks the webhook again when an attempt's turn comes: the URL was allowed
@@ -8,15 +9,7 @@ import { domainServices, submit } from '../../helpers/domain.js';
  */
 
 t.test('a delivery to a host the settings now refuse fails without being sent', async (t) => {
-  const sent: string[] = [];
-  const real = globalThis.fetch;
-  globalThis.fetch = (async (url: string | URL) => {
-    sent.push(String(url));
-    return new Response(null, { status: 204 });
-  }) as typeof fetch;
-  t.teardown(() => {
-    globalThis.fetch = real;
-  });
+  const sent = stubFetch(t, async () => new Response(null, { status: 204 }));
   const d = domainServices(t);
   const tenant = d.tenant();
   d.services.webhooks.put(tenant, { url: 'http://127.0.0.1:9/hook' });

@@ -4,26 +4,12 @@ import type { DeliveryRow, WebhookRow } from '../../../store/webhooks.js';
 import { send } from '../../../server/domain/webhooks/send.js';
 import { domainServices } from '../../helpers/domain.js';
 import type { Teardown } from '../../helpers/server.js';
+import { stubFetch } from '../../helpers/webhook-receiver.js';
 
 /*
- * One delivery attempt, without sockets: global fetch is replaced by a receiver that answers
- * what each test asks and keeps what it was sent.
+ * One delivery attempt, without sockets: global fetch is replaced (stubFetch) by a receiver that
+ * answers what each test asks and keeps what it was sent.
  */
-
-type Sent = { url: string; init: RequestInit };
-
-function receiver(t: Teardown, answer: () => Promise<Response>) {
-  const sent: Sent[] = [];
-  const real = globalThis.fetch;
-  globalThis.fetch = ((url: string | URL, init: RequestInit) => {
-    sent.push({ url: String(url), init });
-    return answer();
-  }) as typeof fetch;
-  t.teardown(() => {
-    globalThis.fetch = real;
-  });
-  return sent;
-}
 
 function attempt(t: Teardown) {
   const d = domainServices(t);
@@ -39,7 +25,7 @@ function attempt(t: Teardown) {
 }
 
 t.test('a 2xx answer delivers: the body signed, no key, redirects not followed', async (t) => {
-  const sent = receiver(t, async () => new Response(null, { status: 204 }));
+  const sent = stubFetch(t, async () => new Response(null, { status: 204 }));
   const a = attempt(t);
   t.same(await a.send(), { statusCode: 204, error: null, faultId: null });
   t.equal(sent.length, 1);
@@ -54,17 +40,17 @@ t.test('a 2xx answer delivers: the body signed, no key, redirects not followed',
 });
 
 t.test('any other answer is a failure naming the status', async (t) => {
-  receiver(t, async () => new Response('moved', { status: 302, headers: { location: 'http://elsewhere.test/' } }));
+  stubFetch(t, async () => new Response('moved', { status: 302, headers: { location: 'http://elsewhere.test/' } }));
   t.same(await attempt(t).send(), { statusCode: 302, error: 'the receiver answered 302', faultId: null });
 });
 
 t.test('a receiver that cannot be reached is named by its error code', async (t) => {
-  receiver(t, () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) })));
+  stubFetch(t, () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) })));
   t.same(await attempt(t).send(), { statusCode: null, error: 'could not connect: ECONNREFUSED', faultId: null });
 });
 
 t.test('fault rules on /webhook/*: an error or a reset sends nothing; a drop sends and loses the answer', async (t) => {
-  const sent = receiver(t, async () => new Response(null, { status: 200 }));
+  const sent = stubFetch(t, async () => new Response(null, { status: 200 }));
   const a = attempt(t);
   const error = a.fault({ type: 'error', status: 503, error: 'unavailable' });
   t.same(await a.send(), { statusCode: 503, error: `fault ${error}: answered 503 unavailable without sending`, faultId: error });
@@ -79,7 +65,7 @@ t.test('fault rules on /webhook/*: an error or a reset sends nothing; a drop sen
 });
 
 t.test('an attempt cut short by the shutdown answers nothing, to be sent again at the next start', async (t) => {
-  receiver(t, () => Promise.reject(new DOMException('aborted', 'AbortError')));
+  stubFetch(t, () => Promise.reject(new DOMException('aborted', 'AbortError')));
   const stopped = new AbortController();
   stopped.abort();
   t.equal(await attempt(t).send(stopped.signal), undefined);
