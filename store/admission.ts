@@ -1,5 +1,4 @@
 import type { Db } from './db.js';
-import type { TenantCache } from './tenant-cache.js';
 
 export interface RecipeOverride {
   available: boolean;
@@ -23,18 +22,9 @@ interface BudgetUsage {
 
 const TERMINAL = "('completed', 'failed', 'cancelled')";
 
-type OverrideRow = { available: number; unavailable_reason: string | null };
-const toOverride = (row: OverrideRow): RecipeOverride => ({ available: row.available === 1, unavailableReason: row.unavailable_reason });
-
-export function createAdmissionStore(db: Db, cache: TenantCache) {
-  const overrides = db.prepare<[string], OverrideRow & { recipe_id: string }>(
-    'SELECT recipe_id, available, unavailable_reason FROM recipe_overrides WHERE tenant_id = ?',
-  );
+export function createAdmissionStore(db: Db) {
   const setOverride = db.prepare(
     'INSERT OR REPLACE INTO recipe_overrides (tenant_id, recipe_id, available, unavailable_reason) VALUES (?, ?, ?, ?)',
-  );
-  const getBudget = db.prepare<[string], Budget>(
-    'SELECT monthly_spend_cap_usd AS monthlySpendCapUsd, month_to_date_usd AS monthToDateUsd FROM budgets WHERE tenant_id = ?',
   );
   const setBudget = db.prepare('INSERT OR REPLACE INTO budgets (tenant_id, monthly_spend_cap_usd, month_to_date_usd) VALUES (?, ?, ?)');
   const deleteBudget = db.prepare('DELETE FROM budgets WHERE tenant_id = ?');
@@ -46,16 +36,8 @@ export function createAdmissionStore(db: Db, cache: TenantCache) {
      FROM workloads WHERE tenant_id = ?`,
   );
   return {
-    /** The tenant's overrides by recipe id. */
-    overrides(tenantId: string): Readonly<Record<string, RecipeOverride | undefined>> {
-      return cache.read(tenantId, 'overrides', () => Object.assign(Object.create(null) as Record<string, RecipeOverride>, Object.fromEntries(overrides.all(tenantId).map((row) => [row.recipe_id, toOverride(row)]))));
-    },
     setOverride(tenantId: string, recipeId: string, o: RecipeOverride): void {
       setOverride.run(tenantId, recipeId, o.available ? 1 : 0, o.unavailableReason);
-    },
-    budget(tenantId: string): Budget | undefined {
-      // null stands for "no budget", which the cache keeps, unlike a miss (undefined).
-      return cache.read(tenantId, 'budget', () => getBudget.get(tenantId) ?? null) ?? undefined;
     },
     setBudget(tenantId: string, b: Budget): void {
       setBudget.run(tenantId, b.monthlySpendCapUsd, b.monthToDateUsd);
@@ -75,23 +57,11 @@ export interface Levers {
   unrecoverableErrorRate: number | null;
 }
 
-const DEFAULT_LEVERS: Levers = { reviewExpiry: false, unrecoverableErrorRate: null };
-
-type LeverRow = { review_expiry: number; unrecoverable_error_rate: number | null };
-
-export function createLeverStore(db: Db, cache: TenantCache) {
-  const get = db.prepare<[string], LeverRow>('SELECT review_expiry, unrecoverable_error_rate FROM tenant_levers WHERE tenant_id = ?');
+export function createLeverStore(db: Db) {
   const put = db.prepare('INSERT OR REPLACE INTO tenant_levers (tenant_id, review_expiry, unrecoverable_error_rate) VALUES (?, ?, ?)');
   const putReview = db.prepare('INSERT OR REPLACE INTO reviews (tenant_id, token, valid_until_ms) VALUES (?, ?, ?)');
   const getReview = db.prepare<[string, string], { valid_until_ms: number }>('SELECT valid_until_ms FROM reviews WHERE tenant_id = ? AND token = ?');
   return {
-    /** Read by every preview and launch, set by /_mock: kept in the tenant cache. */
-    levers(tenantId: string): Levers {
-      return cache.read(tenantId, 'levers', () => {
-        const row = get.get(tenantId);
-        return row ? { reviewExpiry: row.review_expiry === 1, unrecoverableErrorRate: row.unrecoverable_error_rate } : DEFAULT_LEVERS;
-      });
-    },
     setLevers(tenantId: string, levers: Levers): void {
       put.run(tenantId, levers.reviewExpiry ? 1 : 0, levers.unrecoverableErrorRate);
     },

@@ -1,5 +1,4 @@
 import type { Db } from './db.js';
-import type { TenantCache } from './tenant-cache.js';
 
 export type FaultSource = 'api' | 'scenario';
 
@@ -21,17 +20,16 @@ export interface FaultRow {
 
 type NewFault = Omit<FaultRow, 'seq' | 'seen' | 'applied'>;
 
-const COLUMNS = `seq, id, tenant_id AS tenantId, method, path, times, after_count AS after, seen, applied, action,
+export const FAULT_COLUMNS = `seq, id, tenant_id AS tenantId, method, path, times, after_count AS after, seen, applied, action,
   source, created_at_ms AS createdAtMs`;
 
-export function createFaultStore(db: Db, cache: TenantCache) {
+export function createFaultStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO faults (id, tenant_id, method, path, times, after_count, action, source, created_at_ms)
      VALUES (@id, @tenantId, @method, @path, @times, @after, @action, @source, @createdAtMs)`,
   );
-  const get = db.prepare<[string, string], FaultRow>(`SELECT ${COLUMNS} FROM faults WHERE tenant_id = ? AND id = ?`);
-  const list = db.prepare<[string], FaultRow>(`SELECT ${COLUMNS} FROM faults WHERE tenant_id = ? ORDER BY seq`);
-  const live = db.prepare<[string], FaultRow>(`SELECT ${COLUMNS} FROM faults WHERE tenant_id = ? AND applied < times ORDER BY seq`);
+  const get = db.prepare<[string, string], FaultRow>(`SELECT ${FAULT_COLUMNS} FROM faults WHERE tenant_id = ? AND id = ?`);
+  const list = db.prepare<[string], FaultRow>(`SELECT ${FAULT_COLUMNS} FROM faults WHERE tenant_id = ? ORDER BY seq`);
   const remove = db.prepare('DELETE FROM faults WHERE tenant_id = ? AND id = ?');
   const clear = db.prepare('DELETE FROM faults WHERE tenant_id = ?');
   const clearSource = db.prepare('DELETE FROM faults WHERE tenant_id = ? AND source = ?');
@@ -47,10 +45,6 @@ export function createFaultStore(db: Db, cache: TenantCache) {
     /** Every rule of the tenant, oldest first, exhausted ones included. */
     list(tenantId: string): FaultRow[] {
       return list.all(tenantId);
-    },
-    /** Rules with applications left, oldest first. */
-    live(tenantId: string): readonly FaultRow[] {
-      return cache.read(tenantId, 'faults', () => live.all(tenantId));
     },
     delete(tenantId: string, id: string): boolean {
       return remove.run(tenantId, id).changes > 0;

@@ -17,7 +17,7 @@ import { createSettingsStore } from './settings.js';
 import { createSnapshotStore } from './snapshot.js';
 import { createTenantStore } from './tenants.js';
 import { createWorkloadRuntimeStore } from './workload-runtime.js';
-import { createTenantCache } from './tenant-cache.js';
+import { createTenantCache, createTenantSettings } from './tenant-cache.js';
 import { createTransactions } from './transactions.js';
 import { createWebhookStore } from './webhooks.js';
 import { createWorkloadStore } from './workloads.js';
@@ -31,17 +31,19 @@ function createStore(db: Db, unlock: () => void) {
   return {
     db,
     settings: createSettingsStore(db),
-    tenants: createTenantStore(db, cache),
+    tenants: createTenantStore(db),
+    /** The tenant's settings every request reads, from memory while unchanged. */
+    cached: createTenantSettings(db, cache),
     idempotency: createIdempotencyStore(db, cache),
     workloads: createWorkloadStore(db),
-    admission: createAdmissionStore(db, cache),
+    admission: createAdmissionStore(db),
     runtime: createWorkloadRuntimeStore(db),
     rlEvents: createRLEventStore(db),
     grading: createGradingStore(db),
     assets: createAssetStore(db),
-    faults: createFaultStore(db, cache),
-    workloadRules: createWorkloadRuleStore(db, cache),
-    levers: createLeverStore(db, cache),
+    faults: createFaultStore(db),
+    workloadRules: createWorkloadRuleStore(db),
+    levers: createLeverStore(db),
     journal: createJournalStore(db),
     scenarios: createScenarioStateStore(db),
     reset: createResetStore(db),

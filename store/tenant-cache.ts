@@ -1,5 +1,9 @@
+import type { Budget, Levers, RecipeOverride } from './admission.js';
 import type { Db } from './db.js';
+import { FAULT_COLUMNS, type FaultRow } from './faults.js';
+import type { TenantRow } from './tenants.js';
 import { tenantTables, type CacheKind } from './tenant-tables.js';
+import { RULE_COLUMNS, type WorkloadRuleRow } from './workload-rules.js';
 
 type Spec = { table: string; tenant: string; by: readonly string[] };
 
@@ -119,3 +123,71 @@ export function createTenantCache(db: Db) {
 }
 
 export type TenantCache = ReturnType<typeof createTenantCache>;
+
+const DEFAULT_LEVERS: Levers = { reviewExpiry: false, unrecoverableErrorRate: null };
+
+type OverrideRow = { recipe_id: string; available: number; unavailable_reason: string | null };
+type LeverRow = { review_expiry: number; unrecoverable_error_rate: number | null };
+
+/**
+ * What a request reads of its tenant's settings, each kept in the cache above: the clock row,
+ * the live fault rules, the recipe overrides, the budget, the admission levers and the workload
+ * rules. Their reads are here, together, and their writes with each table's store (the triggers
+ * forget what a write changes): so a request whose settings memory holds runs no table store's
+ * code to learn them (docs/development.md, the launch path).
+ */
+export function createTenantSettings(db: Db, cache: TenantCache) {
+  const tenant = db.prepare<[string], TenantRow>(
+    `SELECT clock_mode AS mode, clock_scale AS scale, clock_anchor_wall_ms AS anchorWallMs,
+            clock_anchor_virtual_ms AS anchorVirtualMs, cursor_key AS cursorKey
+     FROM tenants WHERE id = ?`,
+  );
+  const liveFaults = db.prepare<[string], FaultRow>(`SELECT ${FAULT_COLUMNS} FROM faults WHERE tenant_id = ? AND applied < times ORDER BY seq`);
+  const overrides = db.prepare<[string], OverrideRow>('SELECT recipe_id, available, unavailable_reason FROM recipe_overrides WHERE tenant_id = ?');
+  const budget = db.prepare<[string], Budget>(
+    'SELECT monthly_spend_cap_usd AS monthlySpendCapUsd, month_to_date_usd AS monthToDateUsd FROM budgets WHERE tenant_id = ?',
+  );
+  const levers = db.prepare<[string], LeverRow>('SELECT review_expiry, unrecoverable_error_rate FROM tenant_levers WHERE tenant_id = ?');
+  const rules = db.prepare<[string], WorkloadRuleRow>(`SELECT ${RULE_COLUMNS} FROM workload_rules WHERE tenant_id = ? ORDER BY seq`);
+  /** The tenant's row: its clock, and the hex key its cursors are signed with. */
+  const clock = (tenantId: string): TenantRow =>
+    cache.read(tenantId, 'clock', () => {
+      const row = tenant.get(tenantId);
+      if (!row) throw new Error(`unknown tenant ${tenantId}`);
+      return row;
+    });
+  return {
+    clock,
+    /** The hex key the tenant's cursors are signed with; null for a tenant older than these keys. */
+    cursorKey: (tenantId: string): string | null => clock(tenantId).cursorKey,
+    /** Fault rules with applications left, oldest first. */
+    liveFaults(tenantId: string): readonly FaultRow[] {
+      return cache.read(tenantId, 'faults', () => liveFaults.all(tenantId));
+    },
+    /** The tenant's overrides by recipe id. */
+    overrides(tenantId: string): Readonly<Record<string, RecipeOverride | undefined>> {
+      return cache.read(tenantId, 'overrides', () => {
+        const byRecipe: Record<string, RecipeOverride> = Object.create(null);
+        for (const row of overrides.all(tenantId)) byRecipe[row.recipe_id] = { available: row.available === 1, unavailableReason: row.unavailable_reason };
+        return byRecipe;
+      });
+    },
+    budget(tenantId: string): Budget | undefined {
+      // null stands for "no budget", which the cache keeps, unlike a miss (undefined).
+      return cache.read(tenantId, 'budget', () => budget.get(tenantId) ?? null) ?? undefined;
+    },
+    levers(tenantId: string): Levers {
+      return cache.read(tenantId, 'levers', () => {
+        const row = levers.get(tenantId);
+        return row ? { reviewExpiry: row.review_expiry === 1, unrecoverableErrorRate: row.unrecoverable_error_rate } : DEFAULT_LEVERS;
+      });
+    },
+    /**
+     * Every workload rule of the tenant, oldest first; read at every admission and materialisation.
+     * A tenant without rules has no binding pending either (removing a rule ends them).
+     */
+    workloadRules(tenantId: string): readonly WorkloadRuleRow[] {
+      return cache.read(tenantId, 'workload_rules', () => rules.all(tenantId));
+    },
+  };
+}

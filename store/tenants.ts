@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
-import type { TenantCache } from './tenant-cache.js';
 
 export interface ClockRow {
   mode: 'realtime' | 'manual' | null;
@@ -25,9 +24,9 @@ export const ownTenantId = (keyHash: string): string => `${OWN_TENANT_PREFIX}${k
 export const OWN_TENANT_ID = new RegExp(`^${OWN_TENANT_PREFIX}[0-9a-f]{${OWN_TENANT_HEX_DIGITS}}$`);
 
 /** The tenant's row as the cache keeps it: its clock, and the hex key its cursors are signed with (null: older than these keys). */
-type TenantRow = ClockRow & { cursorKey: string | null };
+export type TenantRow = ClockRow & { cursorKey: string | null };
 
-export function createTenantStore(db: Db, cache: TenantCache) {
+export function createTenantStore(db: Db) {
   const insertTenant = db.prepare(
     `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms, cursor_key)
      VALUES (?, ?, ?, ?, ?)`,
@@ -42,11 +41,6 @@ export function createTenantStore(db: Db, cache: TenantCache) {
   const strays = db.prepare<[], { key_hash: string }>(
     `SELECT key_hash FROM api_keys WHERE tenant_id != '${OWN_TENANT_PREFIX}' || substr(key_hash, 1, ${OWN_TENANT_HEX_DIGITS})`,
   ).pluck();
-  const tenant = db.prepare<[string], TenantRow>(
-    `SELECT clock_mode AS mode, clock_scale AS scale, clock_anchor_wall_ms AS anchorWallMs,
-            clock_anchor_virtual_ms AS anchorVirtualMs, cursor_key AS cursorKey
-     FROM tenants WHERE id = ?`,
-  );
   const setCursorKey = db.prepare('UPDATE tenants SET cursor_key = ? WHERE id = ?');
   const updateClock = db.prepare(
     `UPDATE tenants SET clock_mode = ?, clock_scale = ?, clock_anchor_wall_ms = ?, clock_anchor_virtual_ms = ?
@@ -82,19 +76,8 @@ export function createTenantStore(db: Db, cache: TenantCache) {
       }
       return moves;
     },
-    clock(tenantId: string): TenantRow {
-      return cache.read(tenantId, 'clock', () => {
-        const row = tenant.get(tenantId);
-        if (!row) throw new Error(`unknown tenant ${tenantId}`);
-        return row;
-      });
-    },
     setClock(tenantId: string, row: ClockRow): void {
       updateClock.run(row.mode, row.scale, row.anchorWallMs, row.anchorVirtualMs, tenantId);
-    },
-    /** The hex key the tenant's cursors are signed with; null for a tenant older than these keys. */
-    cursorKey(tenantId: string): string | null {
-      return this.clock(tenantId).cursorKey;
     },
     setCursorKey(tenantId: string, key: string | null): void {
       setCursorKey.run(key, tenantId);

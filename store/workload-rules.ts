@@ -1,5 +1,4 @@
 import type { Db } from './db.js';
-import type { TenantCache } from './tenant-cache.js';
 import type { FaultSource } from './faults.js';
 
 export interface WorkloadRuleRow {
@@ -40,17 +39,16 @@ export interface RuleBindings {
 
 type NewRule = Omit<WorkloadRuleRow, 'seq' | 'matched'>;
 
-const RULE_COLUMNS = 'seq, id, tenant_id AS tenantId, match, at, action, source, matched, created_at_ms AS createdAtMs';
+export const RULE_COLUMNS = 'seq, id, tenant_id AS tenantId, match, at, action, source, matched, created_at_ms AS createdAtMs';
 const BINDING_COLUMNS = `workload_id AS workloadId, rule_id AS ruleId, position, at, action, reads, state,
   settled_at_ms AS settledAtMs, note`;
 
-export function createWorkloadRuleStore(db: Db, cache: TenantCache) {
+export function createWorkloadRuleStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO workload_rules (id, tenant_id, match, at, action, source, created_at_ms)
      VALUES (@id, @tenantId, @match, @at, @action, @source, @createdAtMs)`,
   );
   const get = db.prepare<[string, string], WorkloadRuleRow>(`SELECT ${RULE_COLUMNS} FROM workload_rules WHERE tenant_id = ? AND id = ?`);
-  const list = db.prepare<[string], WorkloadRuleRow>(`SELECT ${RULE_COLUMNS} FROM workload_rules WHERE tenant_id = ? ORDER BY seq`);
   // A rule removed leaves what it applied, and ends its bindings still pending as skipped.
   const removed = (where: string) => ({
     skip: db.prepare(`UPDATE workload_rule_bindings SET state = 'skipped', settled_at_ms = @atMs, note = 'the rule was deleted'
@@ -88,13 +86,6 @@ export function createWorkloadRuleStore(db: Db, cache: TenantCache) {
     },
     get(tenantId: string, id: string): WorkloadRuleRow | undefined {
       return get.get(tenantId, id);
-    },
-    /**
-     * Every rule of the tenant, oldest first; read at every admission and materialisation, so from
-     * memory. A tenant without rules has no binding pending either (removing a rule ends them).
-     */
-    list(tenantId: string): readonly WorkloadRuleRow[] {
-      return cache.read(tenantId, 'workload_rules', () => list.all(tenantId));
     },
     /** Removes one rule at `atMs`; its pending bindings end as skipped. */
     delete(tenantId: string, id: string, atMs: number): boolean {

@@ -21,7 +21,7 @@ export interface ClockView {
 export class VirtualClock {
   constructor(
     /** The clock rows as committed; a change reads and writes its unit's own. */
-    private readonly rows: Pick<CommittedReads['tenants'], 'clock'>,
+    private readonly rows: Pick<CommittedReads['cached'], 'clock'>,
     private readonly config: Pick<Config, 'clock' | 'timeScale'>,
     readonly wallNow: () => number = Date.now,
   ) {}
@@ -38,7 +38,7 @@ export class VirtualClock {
 
   set(unit: TenantUnit, mode: ClockMode, scale?: number): ClockView {
     const { tables, tenantId } = unit;
-    const row = tables.tenants.clock(tenantId);
+    const row = tables.cached.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
     tables.tenants.setClock(tenantId, {
@@ -53,7 +53,7 @@ export class VirtualClock {
   /** Moves the clock forward; a move past the end of its range is a 400 and moves nothing. */
   advance(unit: TenantUnit, seconds: number): ClockView {
     const { tables, tenantId } = unit;
-    const row = tables.tenants.clock(tenantId);
+    const row = tables.cached.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
     const target = current.nowMs + Math.round(seconds * 1000);
@@ -70,7 +70,7 @@ export class VirtualClock {
   /** Back to the configured mode and scale, keeping the current virtual time. */
   resetToDefaults(unit: TenantUnit): ClockView {
     const { tables, tenantId } = unit;
-    const row = tables.tenants.clock(tenantId);
+    const row = tables.cached.clock(tenantId);
     const wall = this.wallNow();
     const current = this.compute(row, wall);
     tables.tenants.setClock(tenantId, {
@@ -90,7 +90,7 @@ export class VirtualClock {
 
   /** The clock as the unit's transaction has it now, after its change. */
   private viewIn({ tables, tenantId }: TenantUnit): ClockView {
-    return this.compute(tables.tenants.clock(tenantId), this.wallNow());
+    return this.compute(tables.cached.clock(tenantId), this.wallNow());
   }
 
   private compute(row: ClockRow, wall: number): ClockView {

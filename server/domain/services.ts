@@ -38,7 +38,7 @@ export function createServices(options: ServiceOptions) {
   const { config, store, catalog } = options;
   const ports = domainPorts(store);
   const { committed } = ports;
-  const clock = new VirtualClock(committed.tenants, config, options.wallNow);
+  const clock = new VirtualClock(committed.cached, config, options.wallNow);
   const materialiser = new Materialiser({ committed, config });
   const context: DomainContext = {
     config,

@@ -14,7 +14,7 @@ export const LOG_CURSOR_SECRET: SecretName = 'log-cursor';
  * no log cursor. A tenant older than these keys has none and keeps the server's secret.
  */
 export function cursorSecret(tables: Tables, tenantId: string, kind: SecretName): Buffer {
-  const key = tables.tenants.cursorKey(tenantId);
+  const key = tables.cached.cursorKey(tenantId);
   return key === null ? tables.settings.secret(kind) : createHmac('sha256', Buffer.from(key, 'hex')).update(kind).digest();
 }
 

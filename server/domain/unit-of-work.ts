@@ -59,24 +59,23 @@ function committedReads(store: Store) {
   return {
     secrets: pick(store.secrets, 'list', 'byId'),
     /**
-     * A tenant's recipe overrides, read outside a transaction so the tenant cache keeps them for the
-     * next list; whether it has a budget, before an admission's unit (budgetReady).
+     * The tenant's settings as committed, from memory while unchanged: the clock row for its
+     * virtual now (VirtualClock: a change reads and writes its unit's own); the live fault rules on
+     * every request, the fault hook's look before it opens a unit; the recipe overrides, read
+     * outside a transaction so the cache keeps them for the next list; whether it has a budget,
+     * before an admission's unit (budgetReady); whether it has workload rules, before their list's
+     * slices.
      */
-    admission: pick(store.admission, 'overrides', 'budget'),
-    /** The live fault rules, on every request: the fault hook's look before it opens a unit; all of them, for their list. */
-    faults: pick(store.faults, 'live', 'list'),
-    /** Whether a tenant has workload rules, before their list's slices. */
-    workloadRules: pick(store.workloadRules, 'list'),
+    cached: store.cached,
+    /** Every fault rule, for their list. */
+    faults: pick(store.faults, 'list'),
     /**
      * A key's record as memory holds it (a replay answered without a statement), and its read after
      * the group commit that wrote it, which keeps it in memory for the retries.
      */
     idempotency: pick(store.idempotency, 'cached', 'find'),
-    /**
-     * The keys registered to a tenant other than their own, for the key mapping at start; a tenant's
-     * clock row, for its virtual now (VirtualClock: a change reads and writes its unit's own).
-     */
-    tenants: pick(store.tenants, 'notInOwnTenant', 'clock'),
+    /** The keys registered to a tenant other than their own, for the key mapping at start. */
+    tenants: pick(store.tenants, 'notInOwnTenant'),
     /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
     runtime: pick(store.runtime, 'interventions'),
     /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */

@@ -59,7 +59,7 @@ const restored = (table: keyof SnapshotTables, row: SnapshotTables[keyof Snapsho
 
 const CASES: Record<Kind, Case> = {
   clock: {
-    read: (s) => s.tenants.clock(TN),
+    read: (s) => s.cached.clock(TN),
     setup: register,
     writers: {
       'tenants.setClock': { write: (s) => s.tenants.setClock(TN, { mode: 'manual', scale: null, anchorWallMs: 5, anchorVirtualMs: 7 }) },
@@ -69,7 +69,7 @@ const CASES: Record<Kind, Case> = {
     },
   },
   faults: {
-    read: (s) => s.faults.live(TN),
+    read: (s) => s.cached.liveFaults(TN),
     setup: (s) => {
       register(s);
       fault(s, 'flt_api', 'api');
@@ -88,7 +88,7 @@ const CASES: Record<Kind, Case> = {
     },
   },
   workload_rules: {
-    read: (s) => s.workloadRules.list(TN),
+    read: (s) => s.cached.workloadRules(TN),
     setup: (s) => {
       register(s);
       rule(s, 'wr_api', 'api');
@@ -105,7 +105,7 @@ const CASES: Record<Kind, Case> = {
     },
   },
   overrides: {
-    read: (s) => s.admission.overrides(TN),
+    read: (s) => s.cached.overrides(TN),
     setup: (s) => {
       register(s);
       s.admission.setOverride(TN, 'rcp_a', { available: true, unavailableReason: null });
@@ -117,7 +117,7 @@ const CASES: Record<Kind, Case> = {
     },
   },
   budget: {
-    read: (s) => s.admission.budget(TN),
+    read: (s) => s.cached.budget(TN),
     setup: (s) => {
       register(s);
       s.admission.setBudget(TN, { monthlySpendCapUsd: 100, monthToDateUsd: 0 });
@@ -130,7 +130,7 @@ const CASES: Record<Kind, Case> = {
     },
   },
   levers: {
-    read: (s) => s.levers.levers(TN),
+    read: (s) => s.cached.levers(TN),
     setup: (s) => {
       register(s);
       s.levers.setLevers(TN, { reviewExpiry: true, unrecoverableErrorRate: 0.5 });
@@ -288,16 +288,16 @@ t.test('a change by any statement on the connection is seen, not only by store f
   const { store, cached } = cachedStore(t, CASES.budget.read, CASES.budget.setup);
   t.ok(cached);
   store.db.prepare('UPDATE budgets SET month_to_date_usd = 42 WHERE tenant_id = ?').run(TN);
-  t.equal(store.admission.budget(TN)?.monthToDateUsd, 42);
+  t.equal(store.cached.budget(TN)?.monthToDateUsd, 42);
 });
 
 t.test('a row moved to another tenant is seen by both', async (t) => {
   const { store } = cachedStore(t, CASES.faults.read, CASES.faults.setup);
   store.tenants.register('hash_other', 'key_other', 'tn_other', 1_000);
-  t.same(store.faults.live('tn_other'), [], 'kept: the other tenant has no rule');
+  t.same(store.cached.liveFaults('tn_other'), [], 'kept: the other tenant has no rule');
   store.db.prepare("UPDATE faults SET tenant_id = 'tn_other' WHERE id = 'flt_api'").run();
-  t.same(store.faults.live('tn_other').map((rule) => rule.id), ['flt_api']);
-  t.same(store.faults.live(TN).map((rule) => rule.id), ['flt_scenario']);
+  t.same(store.cached.liveFaults('tn_other').map((rule) => rule.id), ['flt_api']);
+  t.same(store.cached.liveFaults(TN).map((rule) => rule.id), ['flt_scenario']);
 });
 
 // Registered after the tests above, so it runs once they have all run their writers.

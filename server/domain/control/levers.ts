@@ -8,7 +8,7 @@ export const leversView = (l: Levers) => ({ review_expiry: l.reviewExpiry, unrec
 
 /** Sets the levers the update names; the others keep their values. */
 export function setLevers(unit: TenantUnit, update: z.output<typeof LeversUpdate>): Levers {
-  const current = unit.tables.levers.levers(unit.tenantId);
+  const current = unit.tables.cached.levers(unit.tenantId);
   const next: Levers = {
     reviewExpiry: update.review_expiry ?? current.reviewExpiry,
     unrecoverableErrorRate: update.unrecoverable_error_rate === undefined ? current.unrecoverableErrorRate : update.unrecoverable_error_rate,

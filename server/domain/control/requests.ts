@@ -37,13 +37,13 @@ export function takeFault(deps: Pick<DomainContext, 'committed' | 'units'>, tena
   // its lock and commit) that counting needs; nothing else runs between this read and the
   // transaction below, so the transaction still decides on what it reads itself. Most tenants
   // have no rule at all: then not even the path is cut out of the URL.
-  const live = deps.committed.faults.live(tenantId);
+  const live = deps.committed.cached.liveFaults(tenantId);
   if (live.length === 0) return undefined;
   const queryAt = url.indexOf('?');
   const path = queryAt === -1 ? url : url.slice(0, queryAt);
   if (!live.some((rule) => ruleMatches(rule, method, path))) return undefined;
   return deps.units.atNow(tenantId, ({ tables }) => {
-    const matching = tables.faults.live(tenantId).filter((rule) => ruleMatches(rule, method, path));
+    const matching = tables.cached.liveFaults(tenantId).filter((rule) => ruleMatches(rule, method, path));
     if (matching.length === 0) return undefined;
     const chosen = matching.find((rule) => rule.seen >= rule.after);
     tables.faults.count(tenantId, matching.map((rule) => rule.seq), chosen?.seq);

@@ -46,9 +46,9 @@ export function createWorkloadRuleService(deps: Pick<DomainContext, 'committed' 
      * so what their triggers did by now (or can no longer do) shows.
      */
     async list(tenantId: string): Promise<WorkloadRuleState[]> {
-      if (committed.workloadRules.list(tenantId).length) await units.everyWorkloadInSlices(tenantId);
+      if (committed.cached.workloadRules(tenantId).length) await units.everyWorkloadInSlices(tenantId);
       return units.atNow(tenantId, (unit) => {
-        const rules = unit.tables.workloadRules.list(tenantId);
+        const rules = unit.tables.cached.workloadRules(tenantId);
         if (rules.length) unit.materialiseEveryWorkload();
         return rules.map((rule) => stateOf(unit, rule));
       });

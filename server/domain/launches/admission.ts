@@ -22,7 +22,7 @@ function availabilityOf(recipe: CatalogRecipe, override: RecipeOverride | undefi
 }
 
 export function recipeAvailability(deps: Pick<DomainContext, 'committed'>, tenantId: string, recipe: CatalogRecipe): Availability {
-  return availabilityOf(recipe, deps.committed.admission.overrides(tenantId)[recipe.id]);
+  return availabilityOf(recipe, deps.committed.cached.overrides(tenantId)[recipe.id]);
 }
 
 /**
@@ -41,7 +41,7 @@ export function setBudget(unit: TenantUnit, update: z.output<typeof BudgetUpdate
 
 /** Every catalog recipe's availability for the tenant, in catalog order, from one read. */
 export function catalogAvailability(deps: Pick<DomainContext, 'committed' | 'catalog'>, tenantId: string): Availability[] {
-  const overrides = deps.committed.admission.overrides(tenantId);
+  const overrides = deps.committed.cached.overrides(tenantId);
   return deps.catalog.recipes.map((recipe) => availabilityOf(recipe, overrides[recipe.id]));
 }
 
@@ -61,7 +61,7 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  * budget and without.
  */
 export async function budgetReady(deps: Pick<DomainContext, 'committed' | 'units'>, tenantId: string): Promise<void> {
-  if (deps.committed.admission.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
+  if (deps.committed.cached.budget(tenantId)) await deps.units.everyWorkloadInSlices(tenantId);
 }
 
 /**
@@ -71,7 +71,7 @@ export async function budgetReady(deps: Pick<DomainContext, 'committed' | 'units
  * expected to spend.
  */
 export function budgetRefusal(unit: TenantUnit, estimatedCostUsd: number): DomainError | undefined {
-  const budget = unit.tables.admission.budget(unit.tenantId);
+  const budget = unit.tables.cached.budget(unit.tenantId);
   if (!budget) return undefined;
   // The headroom counts what running workloads have spent by now.
   unit.materialiseEveryWorkload();

@@ -36,7 +36,7 @@ export function createRecipeLists(deps: DomainContext): (tenantId: string) => Re
   }
 
   return (tenantId) => {
-    const overrides = deps.committed.admission.overrides(tenantId);
+    const overrides = deps.committed.cached.overrides(tenantId);
     let list = lastFor.get(overrides);
     if (list === undefined) {
       list = listFor(tenantId);

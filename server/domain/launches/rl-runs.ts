@@ -173,7 +173,7 @@ export function previewRun(deps: DomainContext, unit: TenantUnit, request: Reque
   const launchable = blocking.length === 0;
   const token = launchable ? deps.reviews.sign(tenantId, run.configurationJson, recipe) : '';
   // Only with the lever on does a preview write: it remembers when its review stops being valid.
-  if (token && unit.tables.levers.levers(tenantId).reviewExpiry) unit.tables.levers.rememberReview(tenantId, token, nowMs + ESTIMATE_VALID_MS);
+  if (token && unit.tables.cached.levers(tenantId).reviewExpiry) unit.tables.levers.rememberReview(tenantId, token, nowMs + ESTIMATE_VALID_MS);
   return {
     recipe: Catalog.descriptor(recipe, availability.available, availability.reason),
     configuration: c,
@@ -240,7 +240,7 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
       'the configuration, the recipe or its runtime changed since this review token was issued; preview again and launch with the new review_token',
     );
   }
-  const levers = unit.tables.levers.levers(tenantId);
+  const levers = unit.tables.cached.levers(tenantId);
   const validUntilMs = levers.reviewExpiry ? unit.tables.levers.reviewValidUntil(tenantId, token) : null;
   if (validUntilMs !== null && nowMs > validUntilMs) {
     throw new DomainError(

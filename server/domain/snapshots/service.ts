@@ -248,7 +248,7 @@ export function createSnapshotService(deps: DomainContext) {
           version: SNAPSHOT_VERSION,
           created_at: isoTime(clock.wallNow()),
           mock_version: packageVersion(),
-          tenant: { clock: { mode, scale, now_ms: unit.nowMs }, id: tenantId, cursor_key: unit.tables.tenants.cursorKey(tenantId) },
+          tenant: { clock: { mode, scale, now_ms: unit.nowMs }, id: tenantId, cursor_key: unit.tables.cached.cursorKey(tenantId) },
         };
       });
       // In the same turn as the unit above, so nothing commits in between: the rows are the state it read.

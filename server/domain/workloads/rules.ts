@@ -37,7 +37,7 @@ function factsOf(w: NewWorkload): Record<string, string | undefined> {
  */
 export function bindRules(unit: TenantUnit, w: NewWorkload): void {
   const { tables, tenantId } = unit;
-  const rules = tables.workloadRules.list(tenantId);
+  const rules = tables.cached.workloadRules(tenantId);
   if (rules.length === 0) return;
   const facts = factsOf(w);
   let position = 0;
@@ -110,7 +110,7 @@ export function nextDue(pending: readonly BindingRow[], timeline: Timeline): Due
  */
 export function dueRule(unit: TenantUnit, row: WorkloadRow): DueRule | undefined {
   const { tables } = unit;
-  if (tables.workloadRules.list(row.tenantId).length === 0) return undefined;
+  if (tables.cached.workloadRules(row.tenantId).length === 0) return undefined;
   const pending = tables.workloadRules.pending(row.id);
   if (pending.length === 0) return undefined;
   const due = nextDue(pending, unit.run(row).timeline);
@@ -145,7 +145,7 @@ export function applyRule(deps: Deps, unit: TenantUnit, row: WorkloadRow, { bind
 
 /** Counts a read of the workload's task events; a binding waiting for this read applies now. */
 export function countEventRead(deps: Deps, unit: TenantUnit, row: WorkloadRow): WorkloadRow {
-  if (unit.tables.workloadRules.list(row.tenantId).length === 0) return row;
+  if (unit.tables.cached.workloadRules(row.tenantId).length === 0) return row;
   let current = row;
   for (const binding of unit.tables.workloadRules.pending(row.id)) {
     const { reads } = JSON.parse(binding.at) as RuleTrigger;

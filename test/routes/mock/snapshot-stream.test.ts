@@ -39,7 +39,7 @@ function heldWhole(s: TestServer, tenantId: string, createdAt: string): string {
     version: SNAPSHOT_VERSION,
     created_at: createdAt,
     mock_version: packageVersion(),
-    tenant: { clock: { mode, scale, now_ms: nowMs }, id: tenantId, cursor_key: s.store.tenants.cursorKey(tenantId), tables },
+    tenant: { clock: { mode, scale, now_ms: nowMs }, id: tenantId, cursor_key: s.store.cached.cursorKey(tenantId), tables },
   });
 }
 
