@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { canonicalJson } from '../server/domain/canonical.js';
+import { canonicalJson } from '../server/domain/json-text.js';
 import { mintCursor } from '../server/domain/evidence/cursors.js';
 import { CURSOR_SECRET, cursorSecret } from '../server/domain/signed-cursors.js';
 import { rlEventId } from '../server/simulator/event-ids.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LogHeaders } from '../../openapi/headers.js';
 import { LiveLogQuery, WorkloadLogQuery, WorkloadParams } from '../../openapi/params.js';
 import { LiveLogPage } from '../../openapi/workloads.js';
-import { sha256Hex } from '../../server/domain/canonical.js';
+import { sha256Hex } from '../../server/domain/json-text.js';
 import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { liveLogPageView } from '../../server/http/views/evidence.js';
 import { lazy } from '../../openapi/lazy.js';

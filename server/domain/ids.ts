@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import { sha256Hex } from './canonical.js';
+import { sha256Hex } from './json-text.js';
 
 /** In ASCII order, so fixed-width numbers written in it sort as the numbers do. */
 export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

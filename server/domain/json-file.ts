@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
-import { nestsTooDeep, TOO_DEEP } from './json-depth.js';
+import { nestsTooDeep, TOO_DEEP } from './json-text.js';
 
 /** How much a file's reader takes in one read. */
 const READ_BYTES = 1 << 20;

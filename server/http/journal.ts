@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JournalKind, JournalRecord, NewJournalRow } from '../../store/journal.js';
 import { JOURNAL_HEADER_LIMITS, UNJOURNALED_HEADERS } from '../../openapi/mock.js';
 import { SECRET_NAME } from '../../openapi/secrets.js';
-import { nestsTooDeep } from '../domain/json-depth.js';
+import { nestsTooDeep } from '../domain/json-text.js';
 import { syncHook } from './sync-hook.js';
 
 /**

@@ -1,6 +1,6 @@
 import jsonc from 'jsonc-parser';
 import { ApiError } from './api-error.js';
-import { nestsTooDeep, TOO_DEEP } from '../domain/json-depth.js';
+import { nestsTooDeep, TOO_DEEP } from '../domain/json-text.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
 

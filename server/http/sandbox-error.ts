@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { TOO_DEEP } from '../domain/json-depth.js';
+import { TOO_DEEP } from '../domain/json-text.js';
 import type { ApiError } from './api-error.js';
 
 /** The remedy an error of this status gets when its code names none of its own. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { nestsTooDeep } from '../../server/domain/json-depth.js';
+import { nestsTooDeep } from '../../server/domain/json-text.js';
 import { DEFAULT_CATALOG_PATH, DEFAULT_ENVIRONMENTS_PATH, loadCatalog, parseCatalog } from '../../server/domain/catalog/index.js';
 import { MAIN } from '../helpers/cli.js';
 import { startInProcess, tempDbPath } from '../helpers/server.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { loadCatalog } from '../../server/domain/catalog/index.js';
 import { loadScenario } from '../../server/domain/control/scenarios.js';
-import { MAX_JSON_DEPTH } from '../../server/domain/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../server/domain/json-text.js';
 import { parseJsonBody } from '../../server/http/json-body.js';
 import { startInProcess, tempDbPath } from '../helpers/server.js';
 

@@ -1,5 +1,5 @@
 import type { AssetImportRequest, ImportKind } from '../../../openapi/assets.js';
-import { canonicalSha256 } from '../canonical.js';
+import { canonicalSha256 } from '../json-text.js';
 import { badRequest } from '../errors.js';
 
 /** The SDK's own check before it builds a URL; anything else cannot name an asset. */

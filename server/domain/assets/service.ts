@@ -1,7 +1,7 @@
 import type { AssetImportRequest } from '../../../openapi/assets.js';
 import type { AssetRow } from '../../../store/assets.js';
 import { isTerminal } from '../../simulator/types.js';
-import { sha256Hex } from '../canonical.js';
+import { sha256Hex } from '../json-text.js';
 import type { DomainContext } from '../context.js';
 import { checkQueryConnection } from '../connections/uses.js';
 import { DomainError, badRequest, conflict, notFound } from '../errors.js';

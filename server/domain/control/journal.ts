@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import { JOURNAL_ROOTS, UNJOURNALED_HEADERS, type JournalMatch, type JournalQuery } from '../../../openapi/mock.js';
 import type { JournalKind, JournalRow } from '../../../store/journal.js';
-import { canonicalJson } from '../canonical.js';
+import { canonicalJson, nestsTooDeep } from '../json-text.js';
 import type { DomainContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
-import { nestsTooDeep } from '../json-depth.js';
 import { pathRegExp } from './requests.js';
 
 /** The query string as an object: a repeated name gives an array. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BudgetUpdate, ClockAdvance, ClockUpdate, FaultRule, LeversUpdate, RecipeOverrideUpdate } from '../../../openapi/mock.js';
 import { registerKey } from './tenants.js';
-import { canonicalSha256 } from '../canonical.js';
+import { canonicalSha256 } from '../json-text.js';
 import type { Catalog } from '../catalog/index.js';
 import { API_KEY_PATTERN } from '../../config.js';
 import { DomainError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { ownTenantId, type KeyMove } from '../../../store/tenants.js';
 import { OPEN_MODE_KEY_PREFIX } from '../../config.js';
-import { sha256Hex } from '../canonical.js';
+import { sha256Hex } from '../json-text.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
 

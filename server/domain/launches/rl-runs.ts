@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { keysOf } from '../../../openapi/plain.js';
 import { RLRecipeRequest, RLRunRequest, type RLRecipePhase, type RLRunPreview } from '../../../openapi/rl-recipes.js';
 import { budgetRefusal, recipeAvailability } from './admission.js';
-import { canonicalJson, canonicalJsonOf, sha256Hex } from '../canonical.js';
+import { canonicalJson, canonicalJsonOf, sha256Hex } from '../json-text.js';
 import { Catalog, type CatalogRecipe } from '../catalog/index.js';
 import { isoTime } from '../clock.js';
 import { DomainError } from '../errors.js';

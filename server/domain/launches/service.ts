@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { RLRecipeRequest, RLRunRequest } from '../../../openapi/rl-recipes.js';
 import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
-import { canonicalSha256 } from '../canonical.js';
+import { canonicalSha256 } from '../json-text.js';
 import type { DomainContext } from '../context.js';
 import { admitExampleRun, exampleWorkload, findExample } from './example-runs.js';
 import { budgetReady } from './admission.js';

@@ -24,7 +24,7 @@ import { MAX_ARCHIVE_ENTRIES } from '../assets/archive-entries.js';
 import { CLOCK_RANGE_MS, inClockRange, isoTime } from '../clock.js';
 import { egressHosts, planConnection, type PlannedConnection } from '../connections/rules.js';
 import { badRequest, DomainError } from '../errors.js';
-import { nestsTooDeep, TOO_DEEP } from '../json-depth.js';
+import { nestsTooDeep, TOO_DEEP } from '../json-text.js';
 import { KEYED_OPERATIONS } from '../keyed-admission.js';
 import { StoredSimSpec } from '../launches/spec.js';
 import { RESERVED_PREFIX } from '../secrets/service.js';

@@ -6,7 +6,7 @@ import { rlEventLine, simulate, stateAt, type Timeline } from '../../simulator/i
 import { FIRST_GENERATION, type Intervention, type SimRLEvent, type SimReceipt, type SimSpec, type TimelineItem } from '../../simulator/types.js';
 import type { CommittedReads, TenantUnit } from '../unit-of-work.js';
 import type { Config } from '../../config.js';
-import { canonicalJsonOf } from '../canonical.js';
+import { canonicalJsonOf } from '../json-text.js';
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
 

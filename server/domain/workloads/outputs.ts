@@ -1,5 +1,5 @@
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { canonicalJson, sha256Hex } from '../canonical.js';
+import { canonicalJson, sha256Hex } from '../json-text.js';
 import { simulatedOutputs } from '../../simulator/index.js';
 import type { DomainContext } from '../context.js';
 

@@ -6,11 +6,10 @@ import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import { intervene } from './interventions.js';
-import type { NewWorkload } from './rows.js';
 
 /*
  * Workload rules at work (docs/control-api.md, Workload rules): fixed into a workload when it is
- * admitted, applied by the unit of work as it materialises the run past the trigger. A trigger's
+ * admitted (rows.ts), applied by the unit of work as it materialises the run past the trigger. A trigger's
  * time is read off the run's timeline as it stands (interventions included), so the same seed,
  * rules and clock moves give the same run.
  */
@@ -23,32 +22,6 @@ export interface DueRule {
 }
 
 type Deps = Pick<DomainContext, 'materialiser'>;
-
-/** The facts a rule's `match` names, of a workload being admitted. */
-function factsOf(w: NewWorkload): Record<string, string | undefined> {
-  const rl = w.payload.rl as { environment_id?: string } | undefined;
-  return { recipe_id: w.spec.recipe?.id, environment_id: rl?.environment_id, mode: w.spec.mode, kind: w.origin };
-}
-
-/**
- * Fixes into a workload being admitted each of the tenant's rules that matches it (the nth
- * matching, when the rule names one), in the admitting transaction: later rules leave it as it
- * was admitted (deleting this one ends it, if it has not applied yet).
- */
-export function bindRules(unit: TenantUnit, w: NewWorkload): void {
-  const { tables, tenantId } = unit;
-  const rules = tables.cached.workloadRules(tenantId);
-  if (rules.length === 0) return;
-  const facts = factsOf(w);
-  let position = 0;
-  for (const rule of rules) {
-    const { nth, ...match } = JSON.parse(rule.match) as Record<string, string> & { nth?: number };
-    if (!Object.entries(match).every(([field, wanted]) => facts[field] === wanted)) continue;
-    const matched = tables.workloadRules.countMatch(tenantId, rule.seq);
-    if (nth !== undefined && matched !== nth) continue;
-    tables.workloadRules.bind({ tenantId, workloadId: w.id, ruleId: rule.id, position: position++, at: rule.at, action: rule.action });
-  }
-}
 
 /** How a trigger reads in a note: `phase training step 3`, `running_seconds 60`. */
 const describe = (at: RuleTrigger) => Object.entries(at).map(([k, v]) => `${k} ${v}`).join(' ');

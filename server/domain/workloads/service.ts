@@ -7,7 +7,7 @@ import { stateAt } from '../../simulator/index.js';
 import { isTerminal, WORKLOAD_STATUSES } from '../../simulator/types.js';
 import { checkWorkloadAssets } from '../assets/workloads.js';
 import { checkWorkloadConnection } from '../connections/uses.js';
-import { canonicalSha256 } from '../canonical.js';
+import { canonicalSha256 } from '../json-text.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { admitCustomWorkload, checkSubmission } from '../launches/custom-runs.js';

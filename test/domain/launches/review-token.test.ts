@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
 import { RLRecipeRequest, RLRunRequest } from '../../../openapi/rl-recipes.js';
-import { canonicalJson, canonicalSha256 } from '../../../server/domain/canonical.js';
+import { canonicalJson, canonicalSha256 } from '../../../server/domain/json-text.js';
 import { loadCatalog } from '../../../server/domain/catalog/index.js';
 import { launchFingerprint } from '../../../server/domain/launches/rl-runs.js';
 import { createReviewTokens, REVIEW_SECRET } from '../../../server/domain/launches/rl-runs.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { keysOf } from '../../../openapi/plain.js';
 import { isPlainRLEvent, RLEvent } from '../../../openapi/rl-evidence.js';
-import { canonicalJson } from '../../../server/domain/canonical.js';
+import { canonicalJson } from '../../../server/domain/json-text.js';
 import { rlEventInput } from '../../../server/domain/workloads/materialise.js';
 import { attempt, drainChecked, ingest, ingestText, submitCustom } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';

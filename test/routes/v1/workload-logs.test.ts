@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { conforms } from '../../helpers/contract.js';
 import { advance, drainEvents, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
-import { canonicalJson } from '../../../server/domain/canonical.js';
+import { canonicalJson } from '../../../server/domain/json-text.js';
 import { openStore } from '../../../store/index.js';
 import { startInProcess, tempDbPath, type TestServer } from '../../helpers/server.js';
 
