@@ -1,5 +1,6 @@
 import { WorkloadPayload } from '../../openapi/workload-payload.js';
 import { openStore } from '../../store/index.js';
+import type { NewJournalRow } from '../../store/journal.js';
 import { defaultConfig, type Config } from '../../server/config.js';
 import { loadCatalog } from '../../server/domain/catalog/index.js';
 import { DomainError, type Refusal } from '../../server/domain/errors.js';
@@ -49,3 +50,10 @@ export function refusal(fn: () => unknown): { refusal: Refusal; code: string } |
   }
   return undefined;
 }
+
+/** A journal row as the journal hook writes one, a GET /v1/me answered 200 at `atMs`, with `fields` over it. */
+export const journalRow = ({ atMs, ...fields }: Partial<NewJournalRow> & Pick<NewJournalRow, 'atMs'>): NewJournalRow => ({
+  kind: 'api', atMs, wallMs: atMs, method: 'GET', path: '/v1/me', query: '', headers: {}, headersTruncated: false, status: 200,
+  requestId: `req_${atMs}`, idempotencyKey: null, replayed: false, fault: null, faultId: null, body: null, bodyJson: false, bodyBytes: 0,
+  bodyTruncated: false, durationMs: 1, ...fields,
+});

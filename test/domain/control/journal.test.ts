@@ -1,14 +1,10 @@
 import t from 'tap';
 import { JournalMatch, JournalQuery } from '../../../openapi/mock.js';
 import type { NewJournalRow } from '../../../store/journal.js';
-import { domainServices, refusal } from '../../helpers/domain.js';
+import { domainServices, journalRow, refusal } from '../../helpers/domain.js';
 
 let n = 0;
-const row = (fields: Partial<NewJournalRow>): NewJournalRow => ({
-  kind: 'api', atMs: ++n, wallMs: n, method: 'GET', path: '/v1/me', query: '', headers: {}, headersTruncated: false, status: 200,
-  requestId: `req_${n}`, idempotencyKey: null, replayed: false, fault: null, faultId: null, body: null, bodyJson: false, bodyBytes: 0,
-  bodyTruncated: false, durationMs: 1, ...fields,
-});
+const row = (fields: Partial<NewJournalRow>): NewJournalRow => journalRow({ atMs: ++n, ...fields });
 const json = (value: unknown) => ({ body: JSON.stringify(value), bodyJson: true, bodyBytes: JSON.stringify(value).length });
 
 function journal(t: Parameters<typeof domainServices>[0], rows: Partial<NewJournalRow>[], journalSize = 1000) {
