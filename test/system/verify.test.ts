@@ -212,13 +212,26 @@ t.test('a refused connection, a refused key and a usage mistake exit 2 with one 
   }
 });
 
+/** Whichever comes first; the other's listener is removed, or each wait would leave one on the response. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
 /** A JSON answer of 33 MiB of spaces: one over the 32 MiB verify reads. */
 async function flood(res: ServerResponse): Promise<void> {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.write('[');
   const mib = Buffer.alloc(1 << 20, 0x20);
   for (let i = 0; i < 33 && !res.destroyed; i++) {
-    if (!res.write(mib)) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+    if (!res.write(mib)) await drainedOrClosed(res);
   }
   res.end(']');
 }
