@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import t from 'tap';
@@ -255,16 +255,22 @@ t.test('docs the code points to exist: pages of docs/, never the design notes ou
 t.test('the quick start describes the line npm test ends with, skipped tests included', async (t) => {
   // The runner itself, on a file with one passing and one skipped test, in a project folder of its
   // own: tap keeps its state (coverage too) under the project it runs in, and this run's must not
-  // touch the suite's.
+  // touch the suite's. With the suite's plugin set: tap rebuilds the set it finds built in the
+  // node_modules shared with the suite when a project configures another, which rewrote it under
+  // the suite's running test processes and left the next npm test to build it back.
   const dir = mkdtempSync(join(tmpdir(), 'nodus-mock-runner-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'scripts'));
   copyFileSync(join(packageRoot(), 'scripts', 'test.mjs'), join(dir, 'scripts', 'test.mjs'));
   symlinkSync(join(packageRoot(), 'node_modules'), join(dir, 'node_modules'));
-  writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n');
+  const { tap } = JSON.parse(text('package.json')) as { tap: { plugin: string[] } };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ type: 'module', tap: { plugin: tap.plugin } })}\n`);
   writeFileSync(join(dir, 'fixture.test.mjs'), "import t from 'tap';\nt.pass('runs');\nt.test('skipped', { skip: 'on purpose' }, async () => {});\n");
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TAP')));
+  const built = join(packageRoot(), 'node_modules', '@tapjs', 'test', 'test-built', 'dist', 'esm', 'index.js');
+  const builtAt = statSync(built).mtimeMs;
   const run = spawnSync(process.execPath, ['scripts/test.mjs', 'fixture.test.mjs'], { cwd: dir, env, encoding: 'utf8' });
+  t.equal(statSync(built).mtimeMs, builtAt, 'the suite\'s tap plugins are left as built');
   const last = run.stdout.trimEnd().split('\n').pop();
   t.equal(last, '1 passed, 0 failed, 1 skipped', 'what scripts/test.mjs prints last');
   // The README's wording, with N for each number, is that line.
