@@ -1,7 +1,7 @@
 import type { Budget, Levers, RecipeOverride } from './admission.js';
 import type { Db } from './db.js';
 import { FAULT_COLUMNS, type FaultRow } from './faults.js';
-import type { TenantRow } from './tenants.js';
+import type { ClockRow } from './tenants.js';
 import { tenantTables, type CacheKind } from './tenant-tables.js';
 import { RULE_COLUMNS, type WorkloadRuleRow } from './workload-rules.js';
 
@@ -126,6 +126,8 @@ export type TenantCache = ReturnType<typeof createTenantCache>;
 
 const DEFAULT_LEVERS: Levers = { reviewExpiry: false, unrecoverableErrorRate: null };
 
+/** The tenant's row as the cache keeps it: its clock, and the hex key its cursors are signed with (null: older than these keys). */
+type TenantRow = ClockRow & { cursorKey: string | null };
 type OverrideRow = { recipe_id: string; available: number; unavailable_reason: string | null };
 type LeverRow = { review_expiry: number; unrecoverable_error_rate: number | null };
 

@@ -23,9 +23,6 @@ export const ownTenantId = (keyHash: string): string => `${OWN_TENANT_PREFIX}${k
 /** The whole of a tenant id ownTenantId makes. */
 export const OWN_TENANT_ID = new RegExp(`^${OWN_TENANT_PREFIX}[0-9a-f]{${OWN_TENANT_HEX_DIGITS}}$`);
 
-/** The tenant's row as the cache keeps it: its clock, and the hex key its cursors are signed with (null: older than these keys). */
-export type TenantRow = ClockRow & { cursorKey: string | null };
-
 export function createTenantStore(db: Db) {
   const insertTenant = db.prepare(
     `INSERT OR IGNORE INTO tenants (id, created_at_ms, clock_anchor_wall_ms, clock_anchor_virtual_ms, cursor_key)
