@@ -481,7 +481,9 @@ def test_it(nodus_mock, n):
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGKILL"])
-def test_no_server_outlives_an_interrupted_session(pytester, tagged, server_command, how):
+def test_no_server_outlives_an_interrupted_session(pytester, tagged, server_command, monkeypatch, how):
+    temp = pytester.mkdir("temp")
+    monkeypatch.setenv("TMPDIR", str(temp))
     pytester.makepyfile(test_interrupted=f'''
 import os, signal, urllib.request
 
@@ -496,6 +498,8 @@ def test_it(nodus_mock):
     assert wait_for_no_process(tagged) == []
     with pytest.raises(OSError):
         urllib.request.urlopen(url + "/healthz", timeout=5)
+    # Nor its folder (database and log): SIGKILL leaves it to the keeper.
+    assert [path.name for path in temp.iterdir()] == []
 
 
 def test_a_command_that_is_not_there_says_how_to_install_nodus_mock(pytester, run):

@@ -6,12 +6,16 @@ which would not pass a signal on) and the server under it. SIGTERM, SIGINT and S
 The keeper also leaves when the command does, so pytest sees a server that could not start exit.
 
 `--stop-with JSON-ARGV` names a command run first when stopping: for `docker run`, `docker stop`,
-since a container outlives a killed docker client.
+since a container outlives a killed docker client. `--folder PATH` names the server's folder (its
+database and log), removed once the server is stopped because pytest went: a pytest killed by
+SIGKILL cannot remove it itself. A command that exits on its own leaves it, for pytest to read
+the log and say why.
 """
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,11 +65,14 @@ def main() -> None:
     done = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, lambda *_: done.set())
-    argv, stop_with = sys.argv[1:], None
+    argv, stop_with, folder = sys.argv[1:], None, None
     if argv[:1] == ["--stop-with"]:
         stop_with, argv = json.loads(argv[1]), argv[2:]
+    if argv[:1] == ["--folder"]:
+        folder, argv = argv[1], argv[2:]
     server = subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
-    threading.Thread(target=lambda: (_until_end_of_file(0), done.set()), daemon=True).start()
+    pytest_gone = threading.Event()
+    threading.Thread(target=lambda: (_until_end_of_file(0), pytest_gone.set(), done.set()), daemon=True).start()
     threading.Thread(target=lambda: (server.wait(), done.set()), daemon=True).start()
     while not done.wait(0.2):
         pass
@@ -76,6 +83,8 @@ def main() -> None:
             pass
     stop_group(server.pid)
     code = server.wait()
+    if folder is not None and pytest_gone.is_set():
+        shutil.rmtree(folder, ignore_errors=True)
     sys.exit(code if code >= 0 else 128 - code)
 
 

@@ -119,12 +119,12 @@ def start_server(command: Optional[str] = None, *, image: Optional[str] = None) 
     if image:
         container = "nodus-mock-" + secrets.token_hex(6)
         shown = f"docker run {image}"
-        keeper_args = ["--stop-with", json.dumps(["docker", "stop", "--time", "10", container]), *_docker_argv(image, container)]
+        keeper_args = ["--stop-with", json.dumps(["docker", "stop", "--time", "10", container]), "--folder", folder,
+                       *_docker_argv(image, container)]
     else:
         shown = command or DEFAULT_COMMAND
-        keeper_args = shlex.split(shown) + [
-            "--port", "0", "--db", os.path.join(folder, "mock.db"), "--clock", "manual", "--log-level", "warn",
-        ]
+        keeper_args = ["--folder", folder, *shlex.split(shown),
+                       "--port", "0", "--db", os.path.join(folder, "mock.db"), "--clock", "manual", "--log-level", "warn"]
     log_path = os.path.join(folder, "server.log")
     with open(log_path, "wb") as log:
         try:
