@@ -1,7 +1,7 @@
-import { copyFileSync, statSync, watch } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, watch } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { startCli } from '../helpers/cli.js';
@@ -149,15 +149,21 @@ interface Round {
   put: Put;
   state: 'OLD' | 'NEW' | 'neither';
   integrity: unknown;
+  /** What the killed server left in its temporary folder. */
+  left: string[];
 }
 
 /** One round on a copy of the OLD file: the PUT killed at `moment`, then a restart on the same file and the tenant's snapshot. */
 async function round(base: string, db: string, docs: Documents, moment: Moment): Promise<Round> {
   copyFileSync(base, db);
-  const first = startCli([...ARGS, '--db', db]);
+  // Its own temporary folder: what a restore spooled there must go with the killed process.
+  const temp = mkdtempSync(join(dirname(db), 'tmp-'));
+  const first = startCli([...ARGS, '--db', db], { TMPDIR: temp });
   const { url } = await first.ready;
   const put = await putAndKill(url, docs.NEW, moment, `${db}-wal`, () => first.child.kill('SIGKILL'));
   await first.exited;
+  const left = readdirSync(temp);
+  rmSync(temp, { recursive: true });
 
   const second = startCli([...ARGS, '--db', db]);
   let text: string;
@@ -173,7 +179,7 @@ async function round(base: string, db: string, docs: Documents, moment: Moment):
   const file = new Database(db, { readonly: true });
   const integrity = file.pragma('integrity_check', { simple: true });
   file.close();
-  return { moment, put, integrity, state: docs.names.get(stateOf(text)) ?? 'neither' };
+  return { moment, put, integrity, left, state: docs.names.get(stateOf(text)) ?? 'neither' };
 }
 
 t.test('kill -9 during a large restore leaves the tenant wholly old or wholly new, and an answered one new', async (t) => {
@@ -186,6 +192,7 @@ t.test('kill -9 during a large restore leaves the tenant wholly old or wholly ne
     const r = await round(base, db, docs, moment);
     const name = `killed at ${JSON.stringify(moment)}: ${r.put.killed}, answered ${r.put.status ?? 'nothing'}`;
     t.equal(r.integrity, 'ok', `${name}: the file is intact`);
+    t.same(r.left, [], `${name}: no spool left in the temporary folder`);
     // Each kill came at the moment it was meant for: else the round tests another one.
     if (typeof moment === 'object' && 'walGrowth' in moment) t.match(r.put.killed, /^WAL /, `${name}: killed while the restore was writing`);
     if (moment === 'answered') t.equal(r.put.status, 200, `${name}: the restore was answered`);

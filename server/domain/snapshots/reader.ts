@@ -1,4 +1,5 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -110,12 +111,23 @@ function refusal(path: string, issues: z.core.$ZodIssue[]) {
 const received = (token: TokenKind) => (token === Token.LEFT_BRACKET ? 'array' : 'object');
 
 /**
+ * A file for a table's spooled rows that has no name: made in the system's temporary folder and
+ * unlinked at once, it is written and read through its descriptor and goes with it, so a server
+ * killed mid-restore (kill -9) leaves nothing behind for anyone to clear.
+ */
+function unnamedFile(): number {
+  const path = join(tmpdir(), `nodus-mock-spool-${randomBytes(8).toString('hex')}`);
+  const fd = openSync(path, 'wx+', 0o600);
+  unlinkSync(path);
+  return fd;
+}
+
+/**
  * Each table's rows, held in memory until `spill` (the document is past HELD_CHARS), then as lines
  * of JSON in a file of their own, written in blocks.
  */
 function createSpools() {
   let held: Map<SnapshotTable, SnapshotValues[]> | undefined = new Map();
-  let dir: string | undefined;
   const files = new Map<SnapshotTable, { fd: number; pending: string[]; bytes: number }>();
   const flush = (file: { fd: number; pending: string[]; bytes: number }) => {
     if (file.pending.length) writeSync(file.fd, file.pending.join(''));
@@ -124,7 +136,7 @@ function createSpools() {
   };
   const append = (table: SnapshotTable, row: SnapshotValues) => {
     let file = files.get(table);
-    if (!file) files.set(table, (file = { fd: openSync(join(dir!, table), 'w'), pending: [], bytes: 0 }));
+    if (!file) files.set(table, (file = { fd: unnamedFile(), pending: [], bytes: 0 }));
     const line = `${JSON.stringify(row)}\n`;
     file.pending.push(line);
     file.bytes += line.length;
@@ -141,50 +153,39 @@ function createSpools() {
     /** From now on, rows go to files, the ones held first. */
     spill(): void {
       if (!held) return;
-      dir = mkdtempSync(join(tmpdir(), 'nodus-mock-snapshot-'));
       const rows = held;
       held = undefined;
       for (const [table, list] of rows) for (const row of list) append(table, row);
     },
     finish(): void {
-      for (const file of files.values()) {
-        flush(file);
-        closeSync(file.fd);
-      }
-      files.clear();
+      for (const file of files.values()) flush(file);
     },
     *rows(table: SnapshotTable): Generator<SnapshotValues> {
       if (held) {
         yield* held.get(table) ?? [];
         return;
       }
-      let fd: number;
-      try {
-        fd = openSync(join(dir!, table), 'r');
-      } catch {
-        return; // no row of the table
-      }
-      try {
-        let rest = Buffer.alloc(0);
-        const block = Buffer.allocUnsafe(SPOOL_BYTES);
-        for (let read = readSync(fd, block); read > 0; read = readSync(fd, block)) {
-          // A line break is never part of a multi-byte character, so lines are cut as bytes.
-          let data = Buffer.concat([rest, block.subarray(0, read)]);
-          for (let end = data.indexOf(0x0a); end >= 0; end = data.indexOf(0x0a)) {
-            yield JSON.parse(data.toString('utf8', 0, end)) as SnapshotValues;
-            data = data.subarray(end + 1);
-          }
-          rest = Buffer.from(data);
+      const file = files.get(table);
+      if (!file) return; // no row of the table
+      let rest = Buffer.alloc(0);
+      const block = Buffer.allocUnsafe(SPOOL_BYTES);
+      // Read from its start at each call (checks, then inserts), by position.
+      let position = 0;
+      for (let read = readSync(file.fd, block, 0, SPOOL_BYTES, position); read > 0; read = readSync(file.fd, block, 0, SPOOL_BYTES, position)) {
+        position += read;
+        // A line break is never part of a multi-byte character, so lines are cut as bytes.
+        let data = Buffer.concat([rest, block.subarray(0, read)]);
+        for (let end = data.indexOf(0x0a); end >= 0; end = data.indexOf(0x0a)) {
+          yield JSON.parse(data.toString('utf8', 0, end)) as SnapshotValues;
+          data = data.subarray(end + 1);
         }
-      } finally {
-        closeSync(fd);
+        rest = Buffer.from(data);
       }
     },
     remove(): void {
       held?.clear();
       for (const file of files.values()) closeSync(file.fd);
       files.clear();
-      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import t from 'tap';
@@ -7,7 +7,10 @@ import { freshKey, startInProcess, startServer, tempDbPath, withKey, type Teardo
 
 const SETTINGS = { clock: 'manual' } as const;
 
-/** The restore's spools go to TMPDIR: a folder of this test's own, so what is left in it is this server's. */
+/**
+ * The restore's spools go to TMPDIR, a folder of this test's own, and are unlinked as they are
+ * made: what is left is a spool's name in that folder, or one this process (the server's) holds open.
+ */
 function ownTmp(t: Teardown): () => string[] {
   const dir = mkdtempSync(join(dirname(tempDbPath(t)), 'tmp-'));
   const saved = process.env.TMPDIR;
@@ -16,7 +19,15 @@ function ownTmp(t: Teardown): () => string[] {
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
   });
-  return () => readdirSync(dir).filter((name) => name.startsWith('nodus-mock-snapshot-'));
+  const open = () => readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      return [readlinkSync(`/proc/self/fd/${fd}`)];
+    } catch {
+      return []; // closed since the listing
+    }
+  });
+  const spool = join(dir, 'nodus-mock-spool-');
+  return () => [...readdirSync(dir).map((name) => join(dir, name)), ...open()].filter((path) => path.startsWith(spool));
 }
 
 async function tenantWithRuns(s: TestServer) {
@@ -127,7 +138,7 @@ t.test('a client that goes away mid-upload leaves no spool and the tenant as it 
   const req = request(`${s.url}/_mock/snapshot`, { method: 'PUT', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } });
   req.on('error', () => undefined);
   req.write(most);
-  // The server has the first rows once their spool exists; then the client is gone.
+  // The server has the first rows once their spool is open; then the client is gone.
   while (left().length === 0) await new Promise((resolve) => setImmediate(resolve));
   req.destroy();
   while (left().length > 0) await new Promise((resolve) => setImmediate(resolve));
