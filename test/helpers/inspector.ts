@@ -29,12 +29,47 @@ export async function launchBrowser(t: Teardown): Promise<Browser> {
   return browser;
 }
 
-/** A new tab of a browser the test closes; `errors` collects the page's uncaught errors. */
-export async function openPage(t: Teardown): Promise<{ page: Page; errors: string[] }> {
-  const page = await (await launchBrowser(t)).newPage();
+/**
+ * One Chromium for a test file's tests, launched at the first page and closed when `root` (the
+ * file's tap) is done: each test's page has a browser context of its own (openPage), as apart as
+ * another browser, without another browser's start.
+ */
+export function sharedBrowser(root: Teardown): () => Promise<Browser> {
+  let launched: Promise<Browser> | undefined;
+  return () => (launched ??= launchBrowser(root));
+}
+
+/**
+ * A new tab of the shared browser in a browser context of its own (its storage, cookies and
+ * downloads apart from every other test's), closed at teardown; `errors` collects the page's
+ * uncaught errors.
+ */
+export async function openPage(t: Teardown, browser: () => Promise<Browser>): Promise<{ page: Page; errors: string[] }> {
+  const context = await (await browser()).createBrowserContext();
+  t.teardown(() => context.close());
+  const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(String(err)));
   return { page, errors };
+}
+
+/**
+ * Lets the page's browser context save downloads into `folder`; `saved()` resolves with the path
+ * of the first once Chromium has finished it (it writes to a temporary name and renames the file
+ * when whole), as its download events say.
+ */
+export async function downloadsInto(page: Page, folder: string): Promise<{ saved: () => Promise<string> }> {
+  const cdp = await page.browser().target().createCDPSession();
+  const names = new Map<string, string>();
+  const saved = new Promise<string>((resolve, reject) => {
+    cdp.on('Browser.downloadWillBegin', (e) => names.set(e.guid, e.suggestedFilename));
+    cdp.on('Browser.downloadProgress', (e) => {
+      if (e.state === 'completed') resolve(join(folder, names.get(e.guid)!));
+      else if (e.state === 'canceled') reject(new Error(`the download of ${names.get(e.guid)} was canceled`));
+    });
+  });
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: folder, eventsEnabled: true, browserContextId: page.browserContext().id });
+  return { saved: () => saved };
 }
 
 /** The inspector's address for a key, opening one run when given. */

@@ -3,13 +3,14 @@
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
 import { connect, liveWandb } from '../helpers/connections.js';
-import { inspectorUrl, openPage } from '../helpers/inspector.js';
+import { inspectorUrl, openPage, sharedBrowser } from '../helpers/inspector.js';
 import { advance } from '../helpers/rl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 declare const document: any;
 
 const VALUE = 'wandb-Xy7Qp3Lm9Rt2Vb8N';
+const browser = sharedBrowser(t);
 const ready = (page: Page, view: string) => page.waitForSelector(`main[data-state="ready"][data-view="${view}"]`);
 const text = (page: Page, selector: string) => page.$eval(selector, (el) => el.textContent?.trim() ?? '');
 
@@ -33,7 +34,7 @@ t.test('a run shows its connection and sweep; the sweep page lists its runs; no 
   const lone = await submit(s, {});
   await advance(s, 200);
 
-  const { page, errors } = await openPage(t);
+  const { page, errors } = await openPage(t, browser);
   await page.goto(inspectorUrl(s, s.key));
   await ready(page, 'workloads');
   t.match(await text(page, `tr.workload-row[data-id="${first}"] td:nth-child(1)`), /sweep lr-sweep\s*connection wb/);

@@ -1,12 +1,12 @@
 // The inspector at /_mock/ui, driven in Debian's Chromium through puppeteer-core: what a person
 // sees and presses. A missing browser fails these tests (test/helpers/inspector.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
 import { ingest, submitCustom } from '../helpers/evidence.js';
-import { EVALUATE, inspectorUrl, openPage, TRAIN } from '../helpers/inspector.js';
+import { downloadsInto, EVALUATE, inspectorUrl, openPage, sharedBrowser, TRAIN } from '../helpers/inspector.js';
 import { advance, launchRun } from '../helpers/rl.js';
 import { startServer, tempDbPath } from '../helpers/server.js';
 
@@ -14,6 +14,7 @@ import { startServer, tempDbPath } from '../helpers/server.js';
 declare const document: any;
 declare const sessionStorage: any;
 
+const browser = sharedBrowser(t);
 const ready = (page: Page, view: string) => page.waitForSelector(`main[data-state="ready"][data-view="${view}"]`);
 const text = (page: Page, selector: string) => page.$eval(selector, (el) => el.textContent?.trim() ?? '');
 
@@ -35,7 +36,7 @@ t.test('workloads, a run with its charts, the clock, a lever and the journal, in
   const s = await startServer(t, { clock: 'manual' });
   // 50 steps: still training after the 20 minutes this test advances.
   const { id } = await launchRun(s, { ...TRAIN, training_steps: 50 }, 'inspector-train-001');
-  const { page, errors } = await openPage(t);
+  const { page, errors } = await openPage(t, browser);
 
   await page.goto(inspectorUrl(s, s.key));
   await ready(page, 'workloads');
@@ -97,7 +98,7 @@ t.test('workloads, a run with its charts, the clock, a lever and the journal, in
 
 t.test('a fault rule added and removed from the page', async (t) => {
   const s = await startServer(t, { clock: 'manual' });
-  const { page } = await openPage(t);
+  const { page } = await openPage(t, browser);
   await page.goto(`${inspectorUrl(s, s.key)}&view=faults`);
   await ready(page, 'faults');
   await page.$eval('#fault-form input[name="path"]', (el) => { (el as any).value = ''; });
@@ -144,7 +145,7 @@ t.test('workload rules beside the faults with what each did to the runs it bound
   // The rule the failure left without a trigger is noted as skipped when the ended run is next read.
   await control('GET', `/v1/workloads/${evaluate}`);
 
-  const { page, errors } = await openPage(t);
+  const { page, errors } = await openPage(t, browser);
   await page.goto(`${inspectorUrl(s, s.key)}&view=faults`);
   await ready(page, 'faults');
   const row = (id: string) => `#workload-rules tr.workload-rule-row[data-id="${id}"]`;
@@ -199,7 +200,7 @@ t.test('workload rules beside the faults with what each did to the runs it bound
 
 t.test('without a key in the link the page asks for one; a key the server refuses asks again', async (t) => {
   const s = await startServer(t, { keys: [{ key: 'nk_test_inspector_strict', tenant: 'inspected' }] });
-  const { page } = await openPage(t);
+  const { page } = await openPage(t, browser);
   // The slashless address redirects; the page's own URLs resolve under /_mock/ui/.
   await page.goto(`${s.url}/_mock/ui`);
   await page.waitForSelector('main[data-state="key"] form.keyform');
@@ -232,7 +233,7 @@ t.test('a run of 100,000 task events opens with one page of them, and pages on b
     if (res.status !== 200 || res.body.accepted !== BATCH) throw new Error(`ingest: ${res.status} ${res.text.slice(0, 200)}`);
   }
 
-  const { page } = await openPage(t);
+  const { page } = await openPage(t, browser);
   const reads: string[] = [];
   page.on('request', (r) => {
     if (r.url().includes('/rl-events')) reads.push(r.url());
@@ -263,10 +264,8 @@ t.test('an output downloads through the key, with the bytes its SHA-256 names', 
   const s = await startServer(t, { clock: 'manual' });
   const { id } = await launchRun(s, EVALUATE);
   await advance(s, 2 * 3600);
-  const { page } = await openPage(t);
-  const folder = dirname(tempDbPath(t));
-  const cdp = await page.createCDPSession();
-  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: folder });
+  const { page } = await openPage(t, browser);
+  const downloads = await downloadsInto(page, dirname(tempDbPath(t)));
   await page.goto(inspectorUrl(s, s.key, id));
   await ready(page, 'run');
   const outputs = await page.$$eval('#outputs tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
@@ -274,9 +273,8 @@ t.test('an output downloads through the key, with the bytes its SHA-256 names', 
   t.ok(results, 'results.json is listed');
   t.match(results![3], /^[0-9a-f]{64}$/);
   await page.click(`#outputs tbody tr:nth-child(${outputs.indexOf(results!) + 1}) button.download`);
-  const file = join(folder, 'results.json');
-  // Chromium writes to a temporary name and renames the file once it is whole.
-  for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+  const file = await downloads.saved();
+  t.equal(basename(file), 'results.json', 'saved under the output\'s name');
   t.equal(createHash('sha256').update(readFileSync(file)).digest('hex'), results![3], 'the saved file is the output');
 });
 
@@ -284,16 +282,14 @@ t.test('"download snapshot" saves the tenant\'s document, which restores into a 
   const s = await startServer(t, { clock: 'manual' });
   const { id } = await launchRun(s, EVALUATE);
   await advance(s, 120);
-  const { page } = await openPage(t);
-  const folder = dirname(tempDbPath(t));
-  const cdp = await page.createCDPSession();
-  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: folder });
+  const { page } = await openPage(t, browser);
+  const downloads = await downloadsInto(page, dirname(tempDbPath(t)));
   await page.goto(inspectorUrl(s, s.key));
   await ready(page, 'workloads');
   await page.click('#snapshot');
   const tenant = (await s.call('GET', '/v1/me')).body.tenant;
-  const file = join(folder, `nodus-mock-snapshot-${tenant}.json`);
-  for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+  const file = await downloads.saved();
+  t.equal(basename(file), `nodus-mock-snapshot-${tenant}.json`, 'saved under the tenant\'s name');
   const saved = JSON.parse(readFileSync(file, 'utf8'));
   t.match(saved, { format: 'nodus-mock.snapshot', version: 4, tenant: { id: tenant } });
   // Under the same key, so the same tenant and the same ids.
