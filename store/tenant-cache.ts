@@ -151,7 +151,6 @@ export function createTenantSettings(db: Db, cache: TenantCache) {
   );
   const levers = db.prepare<[string], LeverRow>('SELECT review_expiry, unrecoverable_error_rate FROM tenant_levers WHERE tenant_id = ?');
   const rules = db.prepare<[string], WorkloadRuleRow>(`SELECT ${RULE_COLUMNS} FROM workload_rules WHERE tenant_id = ? ORDER BY seq`);
-  /** The tenant's row: its clock, and the hex key its cursors are signed with. */
   const clock = (tenantId: string): TenantRow =>
     cache.read(tenantId, 'clock', () => {
       const row = tenant.get(tenantId);

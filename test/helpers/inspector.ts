@@ -68,6 +68,9 @@ export async function downloadsInto(page: Page, folder: string): Promise<{ saved
       else if (e.state === 'canceled') reject(new Error(`the download of ${names.get(e.guid)} was canceled`));
     });
   });
+  // The browser outlives the test (sharedBrowser): its session is let go once the download ends.
+  const detach = () => cdp.detach().catch(() => undefined);
+  saved.then(detach, detach);
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: folder, eventsEnabled: true, browserContextId: page.browserContext().id });
   return { saved: () => saved };
 }

@@ -170,9 +170,7 @@ function createSpools() {
       let rest = Buffer.alloc(0);
       const block = Buffer.allocUnsafe(SPOOL_BYTES);
       // Read from its start at each call (checks, then inserts), by position.
-      let position = 0;
-      for (let read = readSync(file.fd, block, 0, SPOOL_BYTES, position); read > 0; read = readSync(file.fd, block, 0, SPOOL_BYTES, position)) {
-        position += read;
+      for (let position = 0, read: number; (read = readSync(file.fd, block, 0, SPOOL_BYTES, position)) > 0; position += read) {
         // A line break is never part of a multi-byte character, so lines are cut as bytes.
         let data = Buffer.concat([rest, block.subarray(0, read)]);
         for (let end = data.indexOf(0x0a); end >= 0; end = data.indexOf(0x0a)) {

@@ -9,9 +9,9 @@ import { intervene } from './interventions.js';
 
 /*
  * Workload rules at work (docs/control-api.md, Workload rules): fixed into a workload when it is
- * admitted (rows.ts), applied by the unit of work as it materialises the run past the trigger. A trigger's
- * time is read off the run's timeline as it stands (interventions included), so the same seed,
- * rules and clock moves give the same run.
+ * admitted (rows.ts), applied by the unit of work as it materialises the run past the trigger. A
+ * trigger's time is read off the run's timeline as it stands (interventions included), so the
+ * same seed, rules and clock moves give the same run.
  */
 
 /** A binding whose trigger has come by now, when; `never` says why it can no longer apply. */
