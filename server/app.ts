@@ -20,7 +20,6 @@ import { committedDocument, describeRoutes } from './http/openapi-document.js';
 import { createLogger } from './logger.js';
 import { templateDatabase } from './boot/package-info.js';
 import requestLog, { requestId } from './http/request-log.js';
-import { syncHook } from './http/sync-hook.js';
 import { loadScenario } from './domain/control/scenarios.js';
 import healthRoutes from '../routes/health.js';
 import mockRoutes from '../routes/mock/index.js';
@@ -195,11 +194,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errorHandler);
   await app.register(requestLog);
   await app.register(hosts);
-  app.addHook('onRequest', syncHook((request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     if (request.url.length > URL_LIMIT_BYTES) {
       throw new ApiError(414, 'uri_too_long', `the URL is longer than ${URL_LIMIT_BYTES} bytes`);
     }
-  }));
+    done();
+  });
   await app.register(apiHooks);
   await app.register(journal);
 

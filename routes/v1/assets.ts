@@ -11,7 +11,6 @@ import type { ImportOutcome } from '../../server/domain/assets/service.js';
 import { ApiError } from '../../server/http/api-error.js';
 import { markReplayed } from '../../server/http/idempotency.js';
 import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
-import { syncHook } from '../../server/http/sync-hook.js';
 import { UploadMemory } from '../../server/http/upload-memory.js';
 import { assetListView, assetView } from '../../server/http/views/asset.js';
 import { lazy } from '../../openapi/lazy.js';
@@ -82,11 +81,12 @@ const uploadRoute: FastifyPluginAsyncZod = async (app) => {
   });
   // Released when the answer is sent or the connection is gone, whichever comes first: the
   // bytes stay referenced until the route has stored them.
-  app.addHook('onRequest', syncHook((request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const hold = memory.open(request.tenant.id);
     request.uploadHold = hold;
     reply.raw.once('close', hold.release);
-  }));
+    done();
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/octet-stream', readUpload(app.config.maxImportBytes));
   app.addContentTypeParser('*', refuseMediaType);

@@ -1,3 +1,4 @@
+import type { preValidationHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses } from '../../openapi/common.js';
@@ -10,7 +11,6 @@ import { answerIdempotently, keyBeforeBody } from '../../server/http/idempotency
 import { RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
 import { listItemView } from '../../server/domain/workloads/view.js';
 import { refuseClientRecipe } from '../../server/domain/launches/custom-runs.js';
-import { syncHook } from '../../server/http/sync-hook.js';
 import { built, lazy } from '../../openapi/lazy.js';
 
 
@@ -23,7 +23,10 @@ const SUBMIT_VALIDATION_CODES = {
 };
 
 // Before the schema: any `rl.recipe` gets the server-owned refusal, whatever its shape.
-const refuseRecipeKey = syncHook((request) => refuseClientRecipe(request.body));
+const refuseRecipeKey: preValidationHookHandler = (request, _reply, done) => {
+  refuseClientRecipe(request.body);
+  done();
+};
 
 const ListQuery = lazy(() => z.object({
   // The contract: absent, <= 0 or > 100 means 50.

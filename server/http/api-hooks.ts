@@ -1,12 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest, onSendHookHandler, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler, preValidationHookHandler } from 'fastify';
 import { API_KEY_PATTERN } from '../config.js';
 import type { FaultRow } from '../../store/faults.js';
 import type { FaultActionInput } from '../domain/control/faults.js';
 import { unauthorized, type Tenant } from '../domain/control/tenants.js';
 import { ApiError } from './api-error.js';
-import { syncHook } from './sync-hook.js';
 
 /**
  * The key check as a hook that the /v1 and /_mock contexts add (routes/v1/index.ts,
@@ -38,7 +37,10 @@ function auth(app: FastifyInstance): void {
     request.tenant = resolve(match[1]);
   }
 
-  app.decorate('authenticate', syncHook(authenticate));
+  app.decorate('authenticate', ((request, _reply, done) => {
+    authenticate(request);
+    done();
+  }) satisfies onRequestHookHandler);
 }
 
 /**
@@ -53,7 +55,7 @@ function faults(app: FastifyInstance): void {
   app.addHook('preClose', async () => closing.abort());
 
   app.decorateRequest('fault', null);
-  // In the done-callback style (sync-hook.ts) but by hand: a delay answers done() later.
+  // A delay answers done() later.
   const preValidation: preValidationHookHandler = (request, reply, done) => {
     let rule: FaultRow | undefined;
     try {

@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
 import { OPTIONS } from '../config.js';
 import { isLoopbackAddress } from '../domain/webhooks/hosts.js';
 import { ApiError } from './api-error.js';
-import { syncHook } from './sync-hook.js';
 
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);
 
@@ -67,7 +67,7 @@ export default fp(async function hosts(app) {
   const refuse = (message: string) => new ApiError(403, 'host_not_allowed', `${message}; this mock answers only to its own names`);
   // A client sends the same Host on every request: the last one allowed is let through unparsed.
   let lastAllowed: string | undefined;
-  app.addHook('onRequest', syncHook((request) => {
+  const check = (request: FastifyRequest): void => {
     const target = targetAuthority(request.raw.url ?? '');
     const authority = target ?? request.headers.host;
     if (authority === undefined) return;
@@ -87,5 +87,9 @@ export default fp(async function hosts(app) {
       `this mock answers only to its own names, and ${JSON.stringify(name)} is not one of them: ` +
         `start it with --${flag} ${name} (or ${env}=${name}), or * to answer any Host`,
     );
-  }));
+  };
+  app.addHook('onRequest', (request, _reply, done) => {
+    check(request);
+    done();
+  });
 });

@@ -1,11 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { ApiError } from './api-error.js';
 import type { IdempotentAnswer } from '../domain/keyed-admission.js';
 import { IdempotencyKey } from '../../openapi/headers.js';
 import { built } from '../../openapi/lazy.js';
 import { objectJson, sendEncodedJson } from './encoded.js';
 import { SubmitResult } from '../../openapi/workload-payload.js';
-import { syncHook } from './sync-hook.js';
 
 const REPLAY_HEADER = 'idempotent-replayed';
 
@@ -34,9 +33,10 @@ export function requireIdempotencyKey(request: FastifyRequest): string {
 }
 
 /** A route's preValidation hook: the key is checked before the body, so a missing key is reported as such. */
-export const keyBeforeBody = syncHook((request) => {
+export const keyBeforeBody: preValidationHookHandler = (request, _reply, done) => {
   requireIdempotencyKey(request);
-});
+  done();
+};
 
 type Submitted = IdempotentAnswer['submitted'];
 const submittedJson = objectJson<typeof SubmitResult, Submitted>(SubmitResult, {

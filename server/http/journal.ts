@@ -1,10 +1,9 @@
 import fp from 'fastify-plugin';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import type { JournalKind, JournalRecord, NewJournalRow } from '../../store/journal.js';
 import { JOURNAL_HEADER_LIMITS, UNJOURNALED_HEADERS } from '../../openapi/mock.js';
 import { SECRET_NAME } from '../../openapi/secrets.js';
 import { nestsTooDeep } from '../domain/json-text.js';
-import { syncHook } from './sync-hook.js';
 
 /**
  * Whether a request path is one whose body may hold a secret: the secrets routes and every near
@@ -182,7 +181,7 @@ export default fp(async function journal(app) {
     else if (waiting === 1) timer = setTimeout(flush, FLUSH_AFTER_MS);
   };
   app.addHook('onClose', async () => flush());
-  const recorder = (kind: JournalKind) => syncHook((request, reply) => {
+  const note = (kind: JournalKind, request: FastifyRequest, reply: FastifyReply): void => {
     // Only control routes opt out; routeOptions builds an object on every read.
     if (kind === 'control' && request.routeOptions.config?.journal === false) return;
     const tenantId = request.tenant.id;
@@ -200,8 +199,16 @@ export default fp(async function journal(app) {
         request.log.error({ err }, 'request journal: could not record this request');
       }
     });
-  });
+  };
+  const recorder = (kind: JournalKind): onRequestHookHandler => (request, reply, done) => {
+    note(kind, request, reply);
+    done();
+  };
+  const flushFirst: preHandlerHookHandler = (_request, _reply, done) => {
+    flush();
+    done();
+  };
   // Each context records its requests as its kind; each /_mock handler runs after a flush, so
   // nothing can commit between it and what the handler reads or deletes.
-  app.decorate('journalHooks', { recordApi: recorder('api'), recordControl: recorder('control'), flushFirst: syncHook(flush) });
+  app.decorate('journalHooks', { recordApi: recorder('api'), recordControl: recorder('control'), flushFirst });
 });

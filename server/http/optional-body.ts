@@ -1,16 +1,16 @@
-import type { RouteOptions } from 'fastify';
+import type { preValidationHookHandler, RouteOptions } from 'fastify';
 import { built, isPending } from '../../openapi/lazy.js';
 import { OPTIONAL_BODY } from './openapi-document.js';
-import { syncHook } from './sync-hook.js';
 
 type Parsing = { safeParse?: (value: unknown) => { success: boolean } };
 
 /** No body at all (no Content-Type, or JSON's Content-Type and nothing after it) is the same request as `{}`. */
-const absentBodyIsEmpty = syncHook((request) => {
+const absentBodyIsEmpty: preValidationHookHandler = (request, _reply, done) => {
   request.body ??= {};
-});
+  done();
+};
 
-const prepend = (route: RouteOptions, hook: typeof absentBodyIsEmpty) => {
+const prepend = (route: RouteOptions, hook: preValidationHookHandler) => {
   const hooks = route.preValidation;
   route.preValidation = [hook, ...(hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks])];
 };
@@ -28,9 +28,10 @@ export function emptyBodyWhereAllOptional(route: RouteOptions): void {
   const body = schema?.body;
   if (isPending(body)) {
     let takesEmpty: boolean | undefined;
-    prepend(route, syncHook((request) => {
+    prepend(route, (request, _reply, done) => {
       if (request.body == null && (takesEmpty ??= built(body)!.safeParse!({}).success)) request.body = {};
-    }));
+      done();
+    });
     return;
   }
   if (typeof body?.safeParse !== 'function' || !body.safeParse({}).success) return;

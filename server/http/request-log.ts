@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import { touchesSecrets } from './journal.js';
-import { syncHook } from './sync-hook.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -31,9 +30,10 @@ export default fp(async function requestLog(app) {
   // Fastify makes a pino child per request (serialising its bindings); when nothing is logged at
   // any level, as the bench and tests run, the request logs through the app's logger instead.
   if (!log.isLevelEnabled('fatal')) app.setChildLoggerFactory((logger) => logger);
-  app.addHook('onRequest', syncHook((request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-  }));
+    done();
+  });
   // Above info (silent, as the bench and tests run) no request line is logged: no hook at all.
   if (!log.isLevelEnabled('info')) return;
   app.addHook('onResponse', (request, reply, done) => {

@@ -5,6 +5,8 @@ import type { CatalogExample, RunnableEnvironment } from '../catalog/environment
 import { DomainError, notFound } from '../errors.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import type { DomainContext } from '../context.js';
+import { canonicalSha256 } from '../json-text.js';
+import { admitOnce } from '../keyed-admission.js';
 
 /**
  * Catalog example runs (previewed by GET and submitted by POST under an environment's example): the server builds an ordinary workload from an
@@ -20,7 +22,7 @@ const defaultRunName = (environment: RunnableEnvironment, example: CatalogExampl
  * image, an accelerator with at least the launch's GPU memory, the result files published as
  * outputs named by file name, and `rl` metadata naming the example.
  */
-export function exampleWorkload(environment: RunnableEnvironment, example: CatalogExample, name = defaultRunName(environment, example)): WorkloadPayload {
+function exampleWorkload(environment: RunnableEnvironment, example: CatalogExample, name = defaultRunName(environment, example)): WorkloadPayload {
   const { launch } = environment;
   return {
     name,
@@ -50,7 +52,7 @@ export function exampleWorkload(environment: RunnableEnvironment, example: Catal
 }
 
 /** The environment and example, or the 404 that says which of them is missing. */
-export function findExample(deps: DomainContext, environmentId: string, exampleId: string) {
+function findExample(deps: DomainContext, environmentId: string, exampleId: string) {
   const environment = deps.catalog.environment(environmentId);
   if (!environment) throw notFound(`environment ${environmentId}`);
   const found = deps.catalog.example(environmentId, exampleId);
@@ -66,8 +68,31 @@ export function findExample(deps: DomainContext, environmentId: string, exampleI
  * The admission of POST .../examples/{example}/runs once its key is known to be new. The catalog
  * is read here, not before: a retry of an admitted run replays it even if the catalog changed.
  */
-export function admitExampleRun(deps: DomainContext, unit: TenantUnit, environmentId: string, exampleId: string, name: string | undefined): string {
+function admitExampleRun(deps: DomainContext, unit: TenantUnit, environmentId: string, exampleId: string, name: string | undefined): string {
   const { environment, example } = findExample(deps, environmentId, exampleId);
   const minutes = example.runtime_minutes;
   return admitCustomWorkload(deps, unit, exampleWorkload(environment, example, name), { example: true, ...(minutes ? { runSeconds: minutes * 60 } : {}) });
+}
+
+/** Catalog example runs: what one would submit, and its submission. */
+export function exampleRunOperations(deps: DomainContext) {
+  return {
+    /** The workload an example's run would submit under its default name; starts nothing. */
+    exampleWorkload(environmentId: string, exampleId: string): WorkloadPayload {
+      const { environment, example } = findExample(deps, environmentId, exampleId);
+      return exampleWorkload(environment, example);
+    },
+
+    /** POST /v1/rl-environments/{environment}/examples/{example}/runs: admitted once per key. */
+    runExample(tenantId: string, key: string, environment: string, example: string, name: string | undefined) {
+      return admitOnce(deps, tenantId, key, {
+        // One operation for every example: the same key with another example or name is a conflict.
+        operation: 'example.run',
+        // A retry is the same request when it names the same environment, example and name, however
+        // the body spells it (absent, `{}`); the catalog's state does not enter.
+        fingerprint: canonicalSha256({ environment, example, name: name ?? null }),
+        admit: (unit) => admitExampleRun(deps, unit, environment, example, name),
+      });
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 import { keysOf } from '../../../openapi/plain.js';
 import { RLRecipeRequest, RLRunRequest, type RLRecipePhase, type RLRunPreview } from '../../../openapi/rl-recipes.js';
-import { budgetRefusal, recipeAvailability } from './admission.js';
+import { budgetReady, budgetRefusal, recipeAvailability } from './admission.js';
 import { canonicalJson, canonicalJsonOf, sha256Hex } from '../json-text.js';
 import { Catalog, type CatalogRecipe } from '../catalog/index.js';
 import { isoTime } from '../clock.js';
@@ -12,6 +12,7 @@ import { gradingPlanSha256 } from '../../simulator/index.js';
 import type { RunMode, SimSpec } from '../../simulator/types.js';
 import { newWorkloadId } from '../ids.js';
 import { insertWorkload, type NewWorkload } from '../workloads/rows.js';
+import { admitOnce, fingerprintOf } from '../keyed-admission.js';
 import type { DomainContext, ReviewTokens } from '../context.js';
 import type { TenantUnit } from '../unit-of-work.js';
 import type { SecretName } from '../../../store/settings.js';
@@ -131,7 +132,7 @@ function specFor(run: NormalisedRun, workloadId: string, createdAtMs: number): S
 }
 
 /** POST /v1/rl-runs/preview: what would run, what it would cost, and whether it may launch. */
-export function previewRun(deps: DomainContext, unit: TenantUnit, request: Request): Preview {
+function previewRun(deps: DomainContext, unit: TenantUnit, request: Request): Preview {
   const run = normalise(deps.catalog, request);
   const { recipe, configuration: c } = run;
   const { tenantId, nowMs } = unit;
@@ -229,7 +230,7 @@ function recipeWorkload(run: NormalisedRun, body: z.infer<typeof RLRunRequest>, 
  * token against what was reviewed, check admission again, then store the workload.
  * `requestSha256` is the canonical SHA-256 of `body`.
  */
-export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer<typeof RLRunRequest>, requestSha256: string): string {
+function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer<typeof RLRunRequest>, requestSha256: string): string {
   const { tenantId, nowMs } = unit;
   const { review_token: token, ...request } = body;
   const run = normalise(deps.catalog, request);
@@ -262,6 +263,31 @@ export function admitLaunch(deps: DomainContext, unit: TenantUnit, body: z.infer
     unit.tables.grading.addPlan(workload.id, { revision: 1, planSha256: gradingPlanSha256(workload.spec, 1), simulated: true, createdAtMs: nowMs });
   }
   return workload.id;
+}
+
+/** Managed RL runs: preview, and launch with the review token. */
+export function rlRunOperations(deps: DomainContext) {
+  return {
+    /** Writes when it must: it materialises the tenant for a budget's headroom, and remembers the review under the expiry lever. */
+    async preview(tenantId: string, request: Request): Promise<Preview> {
+      await budgetReady(deps, tenantId);
+      return deps.units.atNow(tenantId, (unit) => previewRun(deps, unit, request));
+    },
+
+    /**
+     * POST /v1/rl-runs: admitted once per Idempotency-Key. `text`, the body as sent when the caller
+     * has it, lets a retry of the same bytes skip the canonical JSON and its hash.
+     */
+    launch(tenantId: string, key: string, body: z.infer<typeof RLRunRequest>, text?: string | null) {
+      // The fingerprint is also the workload's recorded request_sha256.
+      const fingerprint = fingerprintOf('rl_run.launch', text, () => launchFingerprint(body));
+      return admitOnce(deps, tenantId, key, {
+        operation: 'rl_run.launch',
+        fingerprint,
+        admit: (unit) => admitLaunch(deps, unit, body, fingerprint),
+      });
+    },
+  };
 }
 
 /** The server secret review tokens are keyed by. */
