@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { isoTime, type ClockView } from '../../server/domain/clock.js';
+import { isoTime } from '../../server/domain/clock.js';
+import type { ClockView } from '../../server/domain/clock-view.js';
 import { errorResponses } from '../../openapi/common.js';
 import { ClockAdvance, ClockNow, ClockState, ClockUpdate } from '../../openapi/mock.js';
 

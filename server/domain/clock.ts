@@ -1,17 +1,8 @@
-import type { z } from 'zod';
-import type { clockMode } from '../../openapi/primitives.js';
 import type { Config } from '../config.js';
-import type { CommittedReads, TenantUnit } from './unit-of-work.js';
+import type { ClockMode, ClockView } from './clock-view.js';
+import type { CommittedReads, TenantUnit } from './unit.js';
 import type { ClockRow } from '../../store/tenants.js';
 import { badRequest } from './errors.js';
-
-export type ClockMode = z.infer<typeof clockMode>;
-
-export interface ClockView {
-  mode: ClockMode;
-  scale: number;
-  nowMs: number;
-}
 
 /**
  * Each tenant's virtual time. realtime: the anchor plus elapsed wall time times the scale;

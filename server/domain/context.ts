@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Catalog, CatalogRecipe } from './catalog/index.js';
 import type { VirtualClock } from './clock.js';
-import type { CommittedReads, JournalPort, MoveKeys, RegisterKey, SnapshotPort, UnitsOfWork } from './unit-of-work.js';
+import type { CommittedReads, JournalPort, MoveKeys, RegisterKey, SnapshotPort, UnitsOfWork } from './unit.js';
 import type { OutputCache } from './workloads/outputs.js';
 import type { Materialiser } from './workloads/materialise.js';
 

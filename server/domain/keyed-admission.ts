@@ -2,7 +2,7 @@ import type { IdempotencyRecord } from '../../store/idempotency.js';
 import type { DomainContext } from './context.js';
 import { conflict } from './errors.js';
 import { budgetReady } from './launches/admission.js';
-import type { TenantUnit } from './unit-of-work.js';
+import type { TenantUnit } from './unit.js';
 import { submitResult } from './workloads/rows.js';
 
 /** The operations a client makes idempotent with a key; a key is scoped to one of them. */

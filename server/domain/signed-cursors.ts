@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Tables } from './unit-of-work.js';
+import type { Tables } from './unit.js';
 import type { SecretName } from '../../store/settings.js';
 
 /** The server secret cursors are keyed by. */

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { DomainError } from '../../server/domain/errors.js';
 import { admitOnce, fingerprintOf } from '../../server/domain/keyed-admission.js';
-import type { TenantUnit } from '../../server/domain/unit-of-work.js';
+import type { TenantUnit } from '../../server/domain/unit.js';
 import { customPayload, domainServices } from '../helpers/domain.js';
 
 /** An operation whose admissions are counted, refused while `refuse` says so. */

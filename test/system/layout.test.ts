@@ -6,7 +6,7 @@ import t from 'tap';
 import ts from 'typescript';
 import { packageRoot } from '../../server/boot/package-info.js';
 import type { DomainContext } from '../../server/domain/context.js';
-import type { TenantUnit } from '../../server/domain/unit-of-work.js';
+import type { TenantUnit } from '../../server/domain/unit.js';
 
 /** Every TypeScript source of the shipped code, as paths from the package root. */
 function sources(dir: string): string[] {
@@ -117,11 +117,17 @@ const WHOLE_STORE = new Set(['store/index.ts', 'store/db.ts', 'store/transaction
 const SHARED_VALUES = new Set(['ownTenantId', 'OWN_TENANT_ID', 'SNAPSHOT_TABLES', 'SnapshotRowError']);
 /** The unit of work holds the Store; the composition builds it and the domain's ports from it. */
 const HOLD_THE_STORE = new Set(['server/domain/unit-of-work.ts', 'server/domain/services.ts']);
+/**
+ * The unit of work's own interface, its types apart from its code: its tables and ports are
+ * written as parts of the Store, so it names the Store's type, and nothing else of the whole store.
+ */
+const UNIT_INTERFACE = 'server/domain/unit.ts';
 
 /** Why a domain file's imports break the unit of work's hold on tenant state; none when they do not. */
 function storeViolations(path: string): string[] {
   if (HOLD_THE_STORE.has(path)) return [];
   return storeImports(path).flatMap(({ target, name, typeOnly }) => {
+    if (path === UNIT_INTERFACE && target === 'store/index.ts' && name === 'Store' && typeOnly) return [];
     if (WHOLE_STORE.has(target)) return [`${path} names ${name} of ${target}, the whole store`];
     if (!typeOnly && !SHARED_VALUES.has(name)) return [`${path} imports ${name} of ${target} as a value`];
     return [];
@@ -155,14 +161,14 @@ t.test('the domain reaches tenant state only through the unit of work: no table 
   t.ok(storeImports('server/domain/unit-of-work.ts').some(({ target, name }) => target === 'store/index.ts' && name === 'Store'), 'the unit of work holds the Store');
   // The check itself, on imports a violation would write.
   const probe = 'server/domain/launches/layout-probe.ts';
-  const check = (source: string) => {
-    const saved = SOURCES.get(probe);
-    SOURCES.set(probe, source);
+  const check = (source: string, path = probe) => {
+    const saved = SOURCES.get(path);
+    SOURCES.set(path, source);
     try {
-      return storeViolations(probe);
+      return storeViolations(path);
     } finally {
-      if (saved === undefined) SOURCES.delete(probe);
-      else SOURCES.set(probe, saved);
+      if (saved === undefined) SOURCES.delete(path);
+      else SOURCES.set(path, saved);
     }
   };
   t.same(check("import type { WorkloadRow } from '../../../store/workloads.js';\nimport { OWN_TENANT_ID, type KeyMove } from '../../../store/tenants.js';"), [], 'row types and shared rules pass');
@@ -171,6 +177,9 @@ t.test('the domain reaches tenant state only through the unit of work: no table 
   t.equal(check("type S = import('../../../store/index.js').Store;").length, 1, 'so does a type import() of it');
   t.equal(check("const { openStore } = await import('../../../store/index.js');").length, 1, 'and a dynamic import');
   t.equal(check("import type { Db } from '../../../store/db.js';").length, 1, 'and the connection, whose transaction() opens one');
+  t.same(check("import type { Store } from '../../store/index.js';", UNIT_INTERFACE), [], 'the unit\'s interface names the Store as a type');
+  t.equal(check("import { openStore, type Store } from '../../store/index.js';", UNIT_INTERFACE).length, 1, 'but takes no value of it');
+  t.equal(check("import type { Db } from '../../store/db.js';", UNIT_INTERFACE).length, 1, 'nor the connection');
 });
 
 /** The context carries no table stores: a unit hands out its own (a type-level check: the build fails first). */
@@ -192,12 +201,10 @@ function tablesReaches(paths: string[]): Map<string, string[]> {
   host.fileExists = (file) => held(file) !== undefined || fileExists.call(host, file);
   const program = ts.createProgram(paths.map((p) => join(root, p)), { ...config.options, noEmit: true }, host);
   const checker = program.getTypeChecker();
-  const isTables = (type: ts.Type) => type.aliasSymbol?.name === 'Tables' && type.aliasSymbol.declarations?.some((d) => d.getSourceFile().fileName.endsWith('server/domain/unit-of-work.ts'));
-  // A unit's own tables: the member TenantUnit declares.
-  const ofUnit = (symbol: ts.Symbol) => symbol.declarations?.every((d) => {
-    const owner = ts.isParameter(d) ? d.parent.parent : d.parent;
-    return ts.isClassDeclaration(owner) && owner.name?.text === 'TenantUnit';
-  });
+  const inUnitInterface = (node: ts.Node) => node.getSourceFile().fileName.endsWith(UNIT_INTERFACE);
+  const isTables = (type: ts.Type) => type.aliasSymbol?.name === 'Tables' && type.aliasSymbol.declarations?.some(inUnitInterface);
+  // A unit's own tables: the member the TenantUnit interface declares.
+  const ofUnit = (symbol: ts.Symbol) => symbol.declarations?.every((d) => ts.isInterfaceDeclaration(d.parent) && d.parent.name.text === 'TenantUnit' && inUnitInterface(d));
   const found = new Map<string, string[]>();
   for (const path of paths) {
     const file = program.getSourceFile(join(root, path))!;
@@ -226,7 +233,7 @@ t.test('the table stores are reached through a unit only', async (t) => {
   const domain = SHIPPED.filter((p) => under(p, 'server/domain') && !HOLD_THE_STORE.has(p));
   const probe = 'server/domain/secrets/layout-probe.ts';
   SOURCES.set(probe, [
-    "import type { Tables, TenantUnit } from '../unit-of-work.js';",
+    "import type { Tables, TenantUnit } from '../unit.js';",
     'export const direct = (deps: { tables: Tables }, t: string) => deps.tables.secrets.list(t);',
     "export const picked = (deps: { tables: Tables }, t: string) => { const { tables: renamed } = deps; return renamed.secrets.list(t); };",
     "export const own = (deps: { tables: Tables }, t: string) => deps['tables'].secrets.list(t);",

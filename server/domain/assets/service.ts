@@ -6,7 +6,7 @@ import type { DomainContext } from '../context.js';
 import { checkQueryConnection } from '../connections/uses.js';
 import { DomainError, badRequest, conflict, notFound } from '../errors.js';
 import { newAssetId, newQueryExportId } from '../ids.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { archiveKindOf, listArchive, type ArchiveEntry } from './archives.js';
 import type { AssetReads } from './workloads.js';
 import { ASSET_ID_PATTERN, checkUploadName, DEFAULT_UPLOAD_NAME, planImport, standInContent, type PlannedImport } from './rules.js';

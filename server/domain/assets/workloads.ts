@@ -1,5 +1,5 @@
 import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
-import type { Tables, TenantUnit } from '../unit-of-work.js';
+import type { Tables, TenantUnit } from '../unit.js';
 import { badRequest } from '../errors.js';
 import { assetAt } from './state.js';
 

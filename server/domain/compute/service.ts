@@ -6,7 +6,7 @@ import { isTerminal, type WorkloadStatus } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 import { CURSOR_SECRET } from '../signed-cursors.js';
 import { DomainError, notFound } from '../errors.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { computeAfter, mintComputeCursor } from './cursors.js';
 
 const DEFAULT_LIMIT = 50;

@@ -6,7 +6,7 @@ import type { DomainContext } from '../context.js';
 import { DomainError, badRequest, conflict } from '../errors.js';
 import { newConnectionId } from '../ids.js';
 import { SECRET_ID_PATTERN } from '../secrets/service.js';
-import type { Tables } from '../unit-of-work.js';
+import type { Tables } from '../unit.js';
 import { CONNECTION_REF, egressHosts, planConnection } from './rules.js';
 
 /** What one tenant may keep. */

@@ -1,6 +1,6 @@
 import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
 import type { ConnectionRow } from '../../../store/connections.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { badRequest } from '../errors.js';
 import { findConnection, refuseStale, type ConnectionReads } from './service.js';
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { FaultAction, FaultRule } from '../../../openapi/mock.js';
 import type { FaultRow, FaultSource } from '../../../store/faults.js';
 import { newFaultId } from '../ids.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 export type FaultRuleInput = z.output<typeof FaultRule>;
 export type FaultActionInput = z.output<typeof FaultAction>;

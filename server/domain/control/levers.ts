@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { LeversUpdate } from '../../../openapi/mock.js';
 import type { Levers } from '../../../store/admission.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 /** The wire view of a tenant's levers. */
 export const leversView = (l: Levers) => ({ review_expiry: l.reviewExpiry, unrecoverable_error_rate: l.unrecoverableErrorRate });

@@ -13,7 +13,7 @@ import { setLevers } from './levers.js';
 import { setBudget, setRecipeOverride } from '../launches/admission.js';
 import { readJsonFile } from '../json-file.js';
 import type { DomainContext } from '../context.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 /** Per key, the same things the /_mock routes set, in the same shapes. */
 const ScenarioEntry = lazy(() => z.strictObject({

@@ -6,7 +6,7 @@ import type { ResetCounts } from '../../../store/reset.js';
 import type { KeyMove } from '../../../store/tenants.js';
 import type { Budget } from '../../../store/admission.js';
 import { Catalog } from '../catalog/index.js';
-import type { ClockMode, ClockView } from '../clock.js';
+import type { ClockMode, ClockView } from '../clock-view.js';
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { recipeAvailability, setBudget, setRecipeOverride } from '../launches/admission.js';

@@ -3,7 +3,7 @@ import type { ClockUntil } from '../../../openapi/mock.js';
 import type { WorkloadStatus } from '../../simulator/types.js';
 import { CLOCK_RANGE_MS, isoTime } from '../clock.js';
 import { conflict, notFound } from '../errors.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { nextDue } from '../workloads/rules.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 

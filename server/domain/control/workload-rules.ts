@@ -4,7 +4,7 @@ import type { RuleBindings, WorkloadRuleRow } from '../../../store/workload-rule
 import type { DomainContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newWorkloadRuleId } from '../ids.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 /** Workloads of a rule listed at most, first bound first; the counts cover every one. */
 const LISTED_BINDINGS = 100;

@@ -10,7 +10,7 @@ import { gradeAttempt } from '../../simulator/plan.js';
 import type { Outcome } from '../../simulator/tasks.js';
 import type { SimReceipt, SimSpec } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { DomainError, notFound } from '../errors.js';
 
 interface DerivedReceipt {

@@ -8,7 +8,7 @@ import { describeValidation } from '../validation.js';
 import { rlEventInput } from '../workloads/materialise.js';
 import { RL_EVENT_PREFIX, rlEventLine, type SimSpec } from '../../simulator/index.js';
 import type { DomainContext } from '../context.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { DomainError, conflict, invalidRequest } from '../errors.js';
 
 /**

@@ -4,7 +4,7 @@ import type { EvidenceCounters, RLEventRow } from '../../../store/rl-events.js';
 import type { LogAttempt, LogRow } from '../../../store/workload-runtime.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { CURSOR_SECRET, cursorSecret, LOG_CURSOR_SECRET } from '../signed-cursors.js';
 import { mintCursor, positionAfter } from './cursors.js';

@@ -4,7 +4,7 @@ import type { Budget, RecipeOverride } from '../../../store/admission.js';
 import type { CatalogRecipe } from '../catalog/index.js';
 import { DomainError } from '../errors.js';
 import type { DomainContext } from '../context.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 export interface Availability {
   available: boolean;

@@ -4,7 +4,7 @@ import { checkWorkloadAssets, holdAssets } from '../assets/workloads.js';
 import { bindWorkloadConnection } from '../connections/uses.js';
 import { budgetRefusal } from './admission.js';
 import { DomainError } from '../errors.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import type { RecipeSimulation, SimSpec } from '../../simulator/types.js';
 import { newWorkloadId } from '../ids.js';

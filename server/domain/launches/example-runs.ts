@@ -3,7 +3,7 @@ import type { WorkloadPayload } from '../../../openapi/workload-payload.js';
 import { admitCustomWorkload } from './custom-runs.js';
 import type { CatalogExample, RunnableEnvironment } from '../catalog/environments.js';
 import { DomainError, notFound } from '../errors.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import type { DomainContext } from '../context.js';
 import { canonicalSha256 } from '../json-text.js';
 import { admitOnce } from '../keyed-admission.js';

@@ -14,7 +14,7 @@ import { newWorkloadId } from '../ids.js';
 import { insertWorkload, type NewWorkload } from '../workloads/rows.js';
 import { admitOnce, fingerprintOf } from '../keyed-admission.js';
 import type { DomainContext, ReviewTokens } from '../context.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import type { SecretName } from '../../../store/settings.js';
 
 type Request = z.infer<typeof RLRecipeRequest>;

@@ -4,7 +4,7 @@ import { SNAPSHOT_TABLES, SnapshotRowError, type HeldSubstitutes, type SnapshotR
 import { packageVersion } from '../../boot/package-info.js';
 import { isoTime } from '../clock.js';
 import type { DomainContext } from '../context.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { badRequest, DomainError } from '../errors.js';
 import { regularFileBlocks } from '../json-file.js';
 import { createSnapshotChecks, type CheckSettings, type SnapshotChecks } from './checks.js';

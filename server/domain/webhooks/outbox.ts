@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { Workload } from '../../../openapi/workloads.js';
-import type { Tables } from '../unit-of-work.js';
+import type { Tables } from '../unit.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { stateAt } from '../../simulator/index.js';
 import { isoTime } from '../clock.js';
 import { webhookMessageId } from '../ids.js';
-import type { RunContext, StatusItem } from '../workloads/materialise.js';
+import type { RunContext, StatusItem } from '../workloads/run.js';
 import { workloadView } from '../workloads/view.js';
 
 /**

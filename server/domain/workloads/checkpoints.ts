@@ -1,6 +1,7 @@
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { DERIVED_IDS } from '../ids.js';
-import { firstAfter, type RunContext } from './materialise.js';
+import { firstAfter } from './materialise.js';
+import type { RunContext } from './run.js';
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
 
 /**

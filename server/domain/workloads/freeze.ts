@@ -4,9 +4,10 @@ import { DERIVED_IDS } from '../ids.js';
 import { checkpoints } from './checkpoints.js';
 import { isoTime } from '../clock.js';
 import { DomainError } from '../errors.js';
-import { firstAfter, type RunContext } from './materialise.js';
+import { firstAfter } from './materialise.js';
+import type { RunContext } from './run.js';
 import { isTerminal, type IgnoredIntervention, type Intervention } from '../../simulator/types.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 /**
  * Freeze and resume, which the SDK calls. The simulator already plays them (simulator/

@@ -4,7 +4,7 @@ import { isTerminal } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { putGradingPlan } from '../evidence/grading.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 /** Where an intervention comes from: a /_mock route at the unit's now, or a rule when its trigger came. */
 export interface InterventionOrigin {

@@ -2,16 +2,16 @@ import { isPlainRLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEvent, rlEventKeys } from
 import type { EventBounds, RLEventInput } from '../../../store/rl-events.js';
 import type { InterventionRow, LogInput } from '../../../store/workload-runtime.js';
 import type { WorkloadRow } from '../../../store/workloads.js';
-import { rlEventLine, simulate, stateAt, type Timeline } from '../../simulator/index.js';
+import { rlEventLine, simulate, stateAt } from '../../simulator/index.js';
 import { FIRST_GENERATION, type Intervention, type SimRLEvent, type SimReceipt, type SimSpec, type TimelineItem } from '../../simulator/types.js';
-import type { CommittedReads, TenantUnit } from '../unit-of-work.js';
+import type { CommittedReads, TenantUnit } from '../unit.js';
 import type { Config } from '../../config.js';
 import { canonicalJsonOf } from '../json-text.js';
+import type { RunContext, RunEnd, StatusItem } from './run.js';
 
 const SIMULATED_KINDS = new Set(['cancel', 'fail', 'freeze', 'resume', 'recover']);
 
 type ReceiptItem = Extract<TimelineItem, { kind: 'receipt' }>;
-export type StatusItem = Extract<TimelineItem, { kind: 'status' }>;
 
 /**
  * A workload after one materialise step, and the status items the step passed (oldest first),
@@ -24,12 +24,6 @@ export interface Materialised {
 }
 
 const UNCHANGED: readonly StatusItem[] = Object.freeze([]);
-
-export interface RunContext {
-  spec: SimSpec;
-  interventions: Intervention[];
-  timeline: Timeline;
-}
 
 /** The stored text must not change: a repeated event is compared with it as text. */
 const canonicalEvent = canonicalJsonOf<SimRLEvent>(rlEventKeys);
@@ -73,9 +67,6 @@ function keep<V>(cache: Map<string, V>, key: string, value: V, most: number): vo
   if (cache.size >= most) cache.delete(cache.keys().next().value!);
   cache.set(key, value);
 }
-
-/** When a run ends by its timeline (null: it stays frozen) and in which status. */
-export type RunEnd = Pick<Timeline, 'endAtMs' | 'finalStatus'>;
 
 /** Whole timelines kept: a train run's holds thousands of items. */
 const CONTEXTS_KEPT = 256;

@@ -1,7 +1,7 @@
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { canonicalJson, sha256Hex } from '../json-text.js';
 import { simulatedOutputs } from '../../simulator/index.js';
-import type { DomainContext } from '../context.js';
+import type { Materialiser } from './materialise.js';
 
 export interface WorkloadOutput {
   name: string;
@@ -51,7 +51,7 @@ function declaredOutputs(row: WorkloadRow): { name: string; stageId: string; con
 }
 
 /** What a completed workload publishes (outputs exist only for completed stages). */
-export function workloadOutputs(deps: DomainContext, row: WorkloadRow): readonly WorkloadOutput[] {
+export function workloadOutputs(deps: { outputs: OutputCache; materialiser: Materialiser }, row: WorkloadRow): readonly WorkloadOutput[] {
   if (row.status !== 'completed') return [];
   const cached = deps.outputs.get(row.id);
   if (cached) return cached;

@@ -1,6 +1,6 @@
 import type { SubmitResult } from '../../../openapi/workload-payload.js';
 import { FIRST_GENERATION, type SimSpec } from '../../simulator/types.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 /*
  * A workload being admitted, written once for every way in (a recipe launch, a POST /v1/workloads,

@@ -4,7 +4,7 @@ import type { WorkloadRow } from '../../../store/workloads.js';
 import type { Timeline } from '../../simulator/types.js';
 import type { DomainContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 import { intervene } from './interventions.js';
 
 /*

@@ -14,11 +14,11 @@ import { admitCustomWorkload, checkSubmission } from '../launches/custom-runs.js
 import { admitOnce, fingerprintOf } from '../keyed-admission.js';
 import { changeFreeze, freezeView, type FreezeChange } from './freeze.js';
 import { intervene } from './interventions.js';
-import type { RunContext } from './materialise.js';
+import type { RunContext } from './run.js';
 import { workloadOutputs, type WorkloadOutput } from './outputs.js';
 import { artifacts, ledger, routing } from './records.js';
 import { workloadView } from './view.js';
-import type { TenantUnit } from '../unit-of-work.js';
+import type { TenantUnit } from '../unit.js';
 
 type Payload = z.output<typeof WorkloadPayload>;
 

@@ -3,7 +3,7 @@ import type { CustomerRouteSummary, Meter, Workload, WorkloadListItem } from '..
 import type { WorkloadRow } from '../../../store/workloads.js';
 import { isoTime } from '../clock.js';
 import { checkpoints } from './checkpoints.js';
-import type { RunContext } from './materialise.js';
+import type { RunContext } from './run.js';
 import { stateAt } from '../../simulator/index.js';
 import { estimateRun } from '../../simulator/estimate.js';
 import type { SimSpec } from '../../simulator/types.js';
