@@ -7,7 +7,7 @@ import type { VirtualClock } from './clock.js';
 import type { ClockMode, ClockView } from './clock-view.js';
 import { notFound } from './errors.js';
 import { serverIdPattern } from './ids.js';
-import type { CommittedReads, JournalPort, MoveKeys, RegisterKey, SnapshotPort, Tables, TenantUnit, UnitsOfWork } from './unit.js';
+import { COMMITTED_READS, NOT_TABLES, NOT_TENANT_ROWS, type CommittedReads, type JournalPort, type MoveKeys, type RegisterKey, type SnapshotPort, type Tables, type TenantUnit, type UnitsOfWork } from './unit.js';
 import { enqueueStatusChanges } from './webhooks/outbox.js';
 import type { Materialised, Materialiser } from './workloads/materialise.js';
 import { applyRule, dueRule } from './workloads/rules.js';
@@ -27,10 +27,6 @@ interface Slice {
   more: boolean;
 }
 
-/** What Tables leaves out of the store and of its tenants' store: tablesOf's copy has none of them. */
-const NOT_TABLES = ['db', 'write', 'writeTogether', 'checkpointSoon', 'close', 'ping', 'journal', 'snapshot', 'reset', 'tenants'] as const;
-const NOT_TENANT_ROWS = ['register', 'moveKeys', 'notInOwnTenant'] as const;
-
 /** `value` without `keys`: a copy. */
 function without<T extends object, K extends keyof T>(value: T, keys: readonly K[]): Omit<T, K> {
   const copy: Partial<T> = { ...value };
@@ -45,19 +41,8 @@ function pick<T extends object, K extends keyof T>(value: T, ...keys: K[]): Pick
 
 /** CommittedReads picked from the store by name: the domain can call no other method of it. */
 function committedReads(store: Store): CommittedReads {
-  return {
-    secrets: pick(store.secrets, 'list', 'byId'),
-    cached: store.cached,
-    faults: pick(store.faults, 'list'),
-    idempotency: pick(store.idempotency, 'cached', 'find'),
-    tenants: pick(store.tenants, 'notInOwnTenant'),
-    runtime: pick(store.runtime, 'interventions'),
-    connections: pick(store.connections, 'find', 'list'),
-    assets: pick(store.assets, 'get', 'list', 'usage', 'byKey', 'contents'),
-    settings: pick(store.settings, 'secret'),
-    webhooks: pick(store.webhooks, 'get', 'enabledTenants', 'heads', 'head', 'delivery', 'pending', 'onEnqueue', 'list', 'attempts'),
-    workloads: pick(store.workloads, 'hasUnsettled'),
-  };
+  const reads = Object.entries(COMMITTED_READS).map(([table, names]) => [table, pick(store[table as keyof Store] as Record<string, unknown>, ...names)]);
+  return { ...Object.fromEntries(reads), cached: store.cached } as CommittedReads;
 }
 
 /** The table stores of a store: what a unit reads and writes inside its transaction. */

@@ -19,10 +19,13 @@ import type { RunContext, RunEnd } from './workloads/run.js';
  * (store.write, writeTogether), and a unit alone hands out the tables (TenantUnit.tables), inside
  * its own; the rest of the domain gets the narrow ports below, built by the composition.
  */
-export type Tables = Omit<Store, 'db' | 'write' | 'writeTogether' | 'checkpointSoon' | 'close' | 'ping' | 'journal' | 'snapshot' | 'reset' | 'tenants'> & {
-  /** Key registration is a port of its own (RegisterKey, MoveKeys), and finding stray keys a committed read. */
-  tenants: Omit<Store['tenants'], 'register' | 'moveKeys' | 'notInOwnTenant'>;
+export type Tables = Omit<Store, (typeof NOT_TABLES)[number]> & {
+  tenants: Omit<Store['tenants'], (typeof NOT_TENANT_ROWS)[number]>;
 };
+/** What Tables leaves out of the store: the unit of work copies the store without them (unit-of-work.ts). */
+export const NOT_TABLES = ['db', 'write', 'writeTogether', 'checkpointSoon', 'close', 'ping', 'journal', 'snapshot', 'reset', 'tenants'] as const;
+/** Key registration is a port of its own (RegisterKey, MoveKeys), and finding stray keys a committed read. */
+export const NOT_TENANT_ROWS = ['register', 'moveKeys', 'notInOwnTenant'] as const;
 
 /**
  * One tenant operation at the tenant's virtual now, inside the one write transaction the seam
@@ -157,10 +160,40 @@ export interface UnitsOfWork {
 /**
  * Reads of committed rows outside any unit, for what needs no materialising (a list of a tenant's
  * secrets), named method by method: the domain, given these and the units, writes tenant state
- * only inside a unit.
+ * only inside a unit. The names, by table store, are what the unit of work picks from the store
+ * (unit-of-work.ts), so the type and the object it builds are one list.
  */
-export interface CommittedReads {
-  secrets: Pick<Store['secrets'], 'list' | 'byId'>;
+export const COMMITTED_READS = {
+  secrets: ['list', 'byId'],
+  /** Every fault rule, for their list. */
+  faults: ['list'],
+  /**
+   * A key's record as memory holds it (a replay answered without a statement), and its read after
+   * the group commit that wrote it, which keeps it in memory for the retries.
+   */
+  idempotency: ['cached', 'find'],
+  /** The keys registered to a tenant other than their own, for the key mapping at start. */
+  tenants: ['notInOwnTenant'],
+  /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
+  runtime: ['interventions'],
+  /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */
+  connections: ['find', 'list'],
+  /** A tenant's assets, read with no unit: the virtual clock alone moves an import to ready (assets/state.ts). */
+  assets: ['get', 'list', 'usage', 'byKey', 'contents'],
+  /** The server's own secrets (not a tenant's): a page cursor is checked before its listing's unit opens. */
+  settings: ['secret'],
+  /**
+   * The webhooks and their deliveries as committed, for the delivery worker, which runs outside
+   * requests and writes each outcome in a unit; onEnqueue names the call a delivery written (in
+   * the transaction that writes it) makes, which writes nothing. And the listings of deliveries
+   * with their attempts.
+   */
+  webhooks: ['get', 'enabledTenants', 'heads', 'head', 'delivery', 'pending', 'onEnqueue', 'list', 'attempts'],
+  /** Whether a tenant has a run left to materialise, before a unit is opened to do it. */
+  workloads: ['hasUnsettled'],
+} as const satisfies { [K in keyof Store]?: ReadonlyArray<keyof Store[K]> };
+
+export type CommittedReads = { [K in keyof typeof COMMITTED_READS]: Pick<Store[K], Extract<(typeof COMMITTED_READS)[K][number], keyof Store[K]>> } & {
   /**
    * The tenant's settings as committed, from memory while unchanged: the clock row for its
    * virtual now (VirtualClock: a change reads and writes its unit's own); the live fault rules on
@@ -170,33 +203,7 @@ export interface CommittedReads {
    * slices.
    */
   cached: Store['cached'];
-  /** Every fault rule, for their list. */
-  faults: Pick<Store['faults'], 'list'>;
-  /**
-   * A key's record as memory holds it (a replay answered without a statement), and its read after
-   * the group commit that wrote it, which keeps it in memory for the retries.
-   */
-  idempotency: Pick<Store['idempotency'], 'cached' | 'find'>;
-  /** The keys registered to a tenant other than their own, for the key mapping at start. */
-  tenants: Pick<Store['tenants'], 'notInOwnTenant'>;
-  /** A run's interventions, which its simulation is derived from: read in a unit and outside one (a run's end, endsInSlices). */
-  runtime: Pick<Store['runtime'], 'interventions'>;
-  /** A tenant's connections, and one by reference with its pinned secret (a workload checked but not admitted). */
-  connections: Pick<Store['connections'], 'find' | 'list'>;
-  /** A tenant's assets, read with no unit: the virtual clock alone moves an import to ready (assets/state.ts). */
-  assets: Pick<Store['assets'], 'get' | 'list' | 'usage' | 'byKey' | 'contents'>;
-  /** The server's own secrets (not a tenant's): a page cursor is checked before its listing's unit opens. */
-  settings: Pick<Store['settings'], 'secret'>;
-  /**
-   * The webhooks and their deliveries as committed, for the delivery worker, which runs outside
-   * requests and writes each outcome in a unit; onEnqueue names the call a delivery written (in
-   * the transaction that writes it) makes, which writes nothing. And the listings of deliveries
-   * with their attempts.
-   */
-  webhooks: Pick<Store['webhooks'], 'get' | 'enabledTenants' | 'heads' | 'head' | 'delivery' | 'pending' | 'onEnqueue' | 'list' | 'attempts'>;
-  /** Whether a tenant has a run left to materialise, before a unit is opened to do it. */
-  workloads: Pick<Store['workloads'], 'hasUnsettled'>;
-}
+};
 
 /** A key's first use: it registers the key, and the tenant with it when new, in a transaction of its own. */
 export type RegisterKey = (keyHash: string, keyId: string, tenantId: string, wallMs: number) => { tenantId: string; keyId: string };
