@@ -7,9 +7,10 @@ import type { RunContext, RunEnd } from './workloads/run.js';
 
 /*
  * The unit of work as the rest of the domain sees it: a unit and its tables, the seam that opens
- * units, and the store's ports outside them. Types only, kept out of unit-of-work.ts, which makes
- * them of the Store: what a unit calls (the clock, the materialiser, the workload rules, the
- * outbox) names a unit or its tables without importing the module that calls it.
+ * units, and the store's ports outside them, with the names of the store's members each hands out.
+ * Kept out of unit-of-work.ts, which makes them of the Store: what a unit calls (the clock, the
+ * materialiser, the workload rules, the outbox) names a unit or its tables without importing the
+ * module that calls it.
  */
 
 /**
