@@ -1,4 +1,4 @@
-import { existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import Database from 'better-sqlite3';
@@ -285,8 +285,18 @@ t.test('commits reach the database file by the checkpointer thread, long before 
   // Two commit batches' worth of 4 KB rows: a few hundred WAL pages, far below wal_autocheckpoint.
   for (let i = 0; i < 128; i++) store.write(() => insert.run(`row-${i}`, 'x'.repeat(4000)));
   // The thread checkpoints beside this one, a batch at a time, and the file grows as it copies:
-  // poll until it holds the rows, without a time limit of our own (tap's ends a store that never does).
+  // each write to the file is an event to look again at, with no time limit of our own (tap's ends
+  // a store that never copies).
   const holds = () => statSync(path).size > before + 64 * 4096;
-  while (!holds()) await new Promise((r) => setTimeout(r, 10));
+  await new Promise<void>((resolve) => {
+    const look = () => {
+      if (!holds()) return;
+      watcher.close();
+      resolve();
+    };
+    const watcher = watch(path, look);
+    // It may have copied them all before the watch began.
+    look();
+  });
   t.ok(holds(), 'the rows are in the database file, not only in the WAL');
 });
