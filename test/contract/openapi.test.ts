@@ -8,11 +8,11 @@ import { packageRoot } from '../../server/boot/package-info.js';
 import { generateOpenApi } from '../../scripts/openapi.js';
 import { COMPONENT_ALIASES } from '../../openapi/workload-payload.js';
 import { describeRoutes, RESPONSE_HEADERS } from '../../server/http/openapi-document.js';
-import { startServer } from '../helpers/server.js';
+import { startInProcess } from '../helpers/server.js';
 import { CONTRACT_PATH } from '../helpers/contract.js';
 
 t.test('the server serves the committed openapi/openapi.json, which is what the schemas generate', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const served = await s.call('GET', '/openapi.json', { key: null });
   t.equal(served.status, 200);
   t.equal(served.body.openapi, '3.1.0');
@@ -22,7 +22,7 @@ t.test('the server serves the committed openapi/openapi.json, which is what the 
 });
 
 t.test('Swagger UI is served at /docs without a key', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const res = await s.call('GET', '/docs', { key: null });
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /text\/html/);
@@ -48,7 +48,7 @@ t.test('Swagger UI is served at /docs without a key', async (t) => {
 });
 
 t.test('every /_mock route is tagged mock, every route has a summary or operationId', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
   for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {
@@ -59,7 +59,7 @@ t.test('every /_mock route is tagged mock, every route has a summary or operatio
 });
 
 t.test('the contract\'s operations keep its operationId and the errors it documents; every error is the envelope (SandboxError on the secrets routes)', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
   const contract = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8'));
   for (const [path, ops] of Object.entries<Record<string, any>>(contract.paths)) {
@@ -85,7 +85,7 @@ t.test('the contract\'s operations keep its operationId and the errors it docume
 });
 
 t.test('components keep their names: the contract\'s, /_mock ones (Mock…), and <name>Input for a schema also read differently', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
   const contract = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8'));
   // Registered under their own ids: the contract's WorkloadInput (workloads.ts says why) and GET /v1/me's body.

@@ -3,7 +3,7 @@ import t from 'tap';
 import { RLEventPage, RLEventRow } from '../../openapi/rl-evidence.js';
 import { ingest, submitCustom } from '../helpers/evidence.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../helpers/rl.js';
-import { startServer, type CallResult, type TestServer } from '../helpers/server.js';
+import { startInProcess, type CallResult, type TestServer } from '../helpers/server.js';
 
 // GET /v1/workloads/{id}/rl-events sends its page as text built from the stored events, past the
 // serializer that would otherwise hold it to RLEventPage (server/http/views/evidence.ts). This
@@ -45,13 +45,13 @@ async function walk(s: TestServer, id: string, limit: number) {
 }
 
 t.test('the route declares RLEventPage for its 200', async (t) => {
-  const s = await startServer(t);
+  const s = await startInProcess(t);
   const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
   t.same(doc.paths['/v1/workloads/{id}/rl-events'].get.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/RLEventPage' });
 });
 
 t.test('pages of a simulated run with traces are RLEventPages as sent', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const { id, preview } = await launchRun(s, legCounting({ include_traces: true }));
   await advance(s, secondsToFinish(preview));
   const { rows, pages, problems } = await walk(s, id, 7);
@@ -61,7 +61,7 @@ t.test('pages of a simulated run with traces are RLEventPages as sent', async (t
 });
 
 t.test('pages of ingested events with awkward text, drops and truncation are RLEventPages as sent', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   const awkward = ['quote " and backslash \\', 'line\nbreak\ttab\r', 'naïve – ünïcødé 🚀', '\u2028\u2029 separators', '</script><!--', ''];
   const events = awkward.flatMap((text, i) => [
@@ -82,7 +82,7 @@ t.test('pages of ingested events with awkward text, drops and truncation are RLE
 });
 
 t.test('a stored event the schema would refuse fails the check: it is not vacuous', async (t) => {
-  const s = await startServer(t, { clock: 'manual' });
+  const s = await startInProcess(t, { clock: 'manual' });
   const id = await submitCustom(s);
   await ingest(s, id, [{ event_id: 'e1', phase: 'baseline', task_id: 't', attempt: 1, kind: 'task_started' }]);
   t.same(pageProblems(await s.call('GET', `/v1/workloads/${id}/rl-events`)), []);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { advance, launchRun, legCounting } from '../helpers/rl.js';
-import { startServer, tempDbPath } from '../helpers/server.js';
+import { startInProcess, tempDbPath } from '../helpers/server.js';
 
 const docs = readFileSync(join(packageRoot(), 'docs', 'webhooks.md'), 'utf8');
 const block = (lang: string) => new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(docs)![1];
@@ -38,15 +38,22 @@ for (const r of receivers) {
     let out = '';
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-    // The receiver says when it listens: the deliveries below are its from the first attempt.
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.setEncoding('utf8').on('data', (d) => {
-        out += d;
-        if (out.includes(`listening on http://127.0.0.1:${port}/hook\n`)) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`the receiver exited (${code}) before it listened: ${err}`)));
+    child.stdout.setEncoding('utf8');
+    /** Once the receiver has printed `line`: what it prints may reach this process after its answer. */
+    const printed = (line: string) => new Promise<void>((resolve, reject) => {
+      const look = () => {
+        if (!out.includes(`${line}\n`)) return;
+        child.stdout.off('data', look);
+        resolve();
+      };
+      child.stdout.on('data', look);
+      child.once('exit', (code) => reject(new Error(`the receiver exited (${code}) before it printed ${line}: ${err}`)));
+      look();
     });
-    const s = await startServer(t, { clock: 'manual' });
+    child.stdout.on('data', (d) => (out += d));
+    // The receiver says when it listens: the deliveries below are its from the first attempt.
+    await printed(`listening on http://127.0.0.1:${port}/hook`);
+    const s = await startInProcess(t, { clock: 'manual' });
     const url = `http://127.0.0.1:${port}/hook`;
     await s.call('PUT', '/v1/webhooks', { body: { url, secret: SECRET } });
     const { id } = await launchRun(s, legCounting());
@@ -57,8 +64,8 @@ for (const r of receivers) {
     await s.call('POST', '/_mock/webhooks/flush');
     const deliveries = (await s.call('GET', '/_mock/webhooks/deliveries')).body.deliveries;
     t.same(deliveries.map((d: any) => d.attempts.at(-1).status_code), deliveries.map(() => 204));
+    await printed(`workload.completed ${id} completed`);
     t.same(out.trim().split('\n').filter((l) => l.startsWith('workload.')).map((l) => l.split(' ')[0]), deliveries.map((d: any) => d.type));
-    t.match(out, `workload.completed ${id} completed`);
 
     await s.call('PUT', '/v1/webhooks', { body: { url, secret: `whsec_${Buffer.alloc(32, 4).toString('base64')}` } });
     await launchRun(s, legCounting());
