@@ -34,8 +34,9 @@ function importGraph(folders = FOLDERS, counts: (node: ts.Statement) => boolean 
   for (const file of files) {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
     const deps = sf.statements
-      .filter((s) => counts(s) && names(s))
-      .map((s) => ((s as ts.ImportDeclaration).moduleSpecifier as ts.StringLiteral).text)
+      .filter(names)
+      .filter(counts)
+      .map((s) => s.moduleSpecifier.text)
       .filter((spec) => spec.startsWith('.'))
       .map((spec) => resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
     graph.set(file, deps);
