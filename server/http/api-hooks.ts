@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, onSendHookHandler, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler, onSendHookHandler, preValidationHookHandler } from 'fastify';
 import { API_KEY_PATTERN } from '../config.js';
 import type { FaultRow } from '../../store/faults.js';
 import type { FaultActionInput } from '../domain/control/faults.js';
@@ -27,7 +27,7 @@ function auth(app: FastifyInstance): void {
   }
 
   app.decorateRequest('tenant', null as unknown as Tenant);
-  function authenticate(request: FastifyRequest): void {
+  const authenticate: onRequestHookHandler = (request, _reply, done) => {
     const header = request.headers.authorization;
     if (!header) throw unauthorized('missing API key: send Authorization: Bearer <key>');
     const match = /^Bearer +(\S+) *$/i.exec(header);
@@ -35,12 +35,9 @@ function auth(app: FastifyInstance): void {
       throw unauthorized('malformed Authorization header: expected "Bearer <key>"');
     }
     request.tenant = resolve(match[1]);
-  }
-
-  app.decorate('authenticate', ((request, _reply, done) => {
-    authenticate(request);
     done();
-  }) satisfies onRequestHookHandler);
+  };
+  app.decorate('authenticate', authenticate);
 }
 
 /**

@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
 import { OPTIONS } from '../config.js';
 import { isLoopbackAddress } from '../domain/webhooks/hosts.js';
 import { ApiError } from './api-error.js';
@@ -67,29 +66,25 @@ export default fp(async function hosts(app) {
   const refuse = (message: string) => new ApiError(403, 'host_not_allowed', `${message}; this mock answers only to its own names`);
   // A client sends the same Host on every request: the last one allowed is let through unparsed.
   let lastAllowed: string | undefined;
-  const check = (request: FastifyRequest): void => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const target = targetAuthority(request.raw.url ?? '');
     const authority = target ?? request.headers.host;
-    if (authority === undefined) return;
+    if (authority === undefined) return done();
     if (target === undefined && hostHeaders(request.raw.rawHeaders) > 1) throw refuse('the request has more than one Host header');
-    if (authority === lastAllowed) return;
+    if (authority === lastAllowed) return done();
     const name = hostName(authority);
     if (name === undefined) {
       throw refuse(`${JSON.stringify(authority)} is not a host name or address with an optional port (the ${target === undefined ? 'Host header' : 'request target\'s host'})`);
     }
-    if (allowed(name)) {
-      lastAllowed = authority;
-      return;
+    if (!allowed(name)) {
+      throw new ApiError(
+        403,
+        'host_not_allowed',
+        `this mock answers only to its own names, and ${JSON.stringify(name)} is not one of them: ` +
+          `start it with --${flag} ${name} (or ${env}=${name}), or * to answer any Host`,
+      );
     }
-    throw new ApiError(
-      403,
-      'host_not_allowed',
-      `this mock answers only to its own names, and ${JSON.stringify(name)} is not one of them: ` +
-        `start it with --${flag} ${name} (or ${env}=${name}), or * to answer any Host`,
-    );
-  };
-  app.addHook('onRequest', (request, _reply, done) => {
-    check(request);
+    lastAllowed = authority;
     done();
   });
 });
