@@ -22,8 +22,11 @@ const built = readFileSync(new URL('../node_modules/@tapjs/test/test-built/dist/
 const { tap = {} } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const leftOut = (tap.plugin ?? []).filter((name) => name.startsWith('!')).map((name) => name.slice(1));
 if (leftOut.some((name) => built.includes(`from "${name}"`))) spawnSync(process.execPath, [tapBin, 'build'], { stdio: 'inherit' });
-const files = process.argv.slice(2);
-const coverage = files.length || process.env.NODUS_MOCK_TEST_COVERAGE === 'off' ? ['--disable-coverage'] : [];
+const chosen = process.argv.slice(2);
+// The whole suite is tap's include list with each group folder's files replaced by its runner
+// (test/helpers/groups.ts); tap run on its own runs every file in a process of its own.
+const files = chosen.length ? chosen : (await import('../dist/test/helpers/groups.js')).suiteFiles('dist/test');
+const coverage = chosen.length || process.env.NODUS_MOCK_TEST_COVERAGE === 'off' ? ['--disable-coverage'] : [];
 // tap leaves one CPU free by default, which on a two-core machine runs the files one at a time;
 // most of a file's time is spent waiting (on its sockets, the servers, Python, Chromium, the disk),
 // so one file per CPU, at least two, runs them side by side. TAP_JOBS still chooses.
@@ -36,6 +39,7 @@ const child = spawn(process.execPath, [tapBin, '--reporter=tap', ...jobs, ...cov
 const DIAGNOSTIC_LINES = 25;
 let summary;
 let tail = '';
+let group = '';
 let file = '';
 const failures = [];
 let diagnostic = null;
@@ -47,8 +51,10 @@ child.stdout.on('data', (chunk) => {
   for (const line of lines) {
     const m = /^# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?(?:, skip: (\d+))?/.exec(line);
     if (m) summary = { pass: +m[2], fail: +(m[3] ?? 0), skip: +(m[4] ?? 0) };
-    const subtest = /^# Subtest: (.*)$/.exec(line);
-    if (subtest) file = subtest[1];
+    // A group's runner runs each of its files in a subtest named by the file's path.
+    const subtest = /^( {4})?# Subtest: (.*)$/.exec(line);
+    if (subtest && !subtest[1]) group = file = subtest[2];
+    else if (subtest && group.endsWith('all.group.js')) file = subtest[2];
     if (diagnostic) {
       if (diagnostic.lines.length < DIAGNOSTIC_LINES) diagnostic.lines.push(line.slice(diagnostic.indent));
       if (/^\s*\.\.\.$/.test(line)) diagnostic = null;

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { alternate, figure, median } from '../../bench/rounds.js';
 
 t.test('median of an odd and an even number of values', async (t) => {

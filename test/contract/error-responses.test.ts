@@ -1,6 +1,6 @@
 // A keyed route's error responses come from what it takes (server/http/error-responses.ts); the
 // route lists only what its own rules answer.
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import { errorStatusesTaken } from '../../server/http/error-responses.js';
 import { generateOpenApi } from '../../scripts/openapi.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { fuzz, fuzzTarget } from '../helpers/fuzz.js';
 import { startServer } from '../helpers/server.js';
 

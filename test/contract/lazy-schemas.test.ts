@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import { ComputeGroupPage, ComputeQuery } from '../../openapi/compute.js';
 import { buildEverySchema, built, isPending, lazy } from '../../openapi/lazy.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { generateOpenApi } from '../../scripts/openapi.js';

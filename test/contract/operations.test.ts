@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { CONTRACT_PATH, conforms } from '../helpers/contract.js';
 import { headerProblems } from '../helpers/documented-headers.js';
 import { advance, legCounting, secondsToFinish } from '../helpers/rl.js';

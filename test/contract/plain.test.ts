@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import { keysOf, plain } from '../../openapi/plain.js';
 import { identityText } from '../../openapi/primitives.js';

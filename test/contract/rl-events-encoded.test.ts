@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { RLEventPage, RLEventRow } from '../../openapi/rl-evidence.js';
 import { ingest, submitCustom } from '../helpers/evidence.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../helpers/rl.js';

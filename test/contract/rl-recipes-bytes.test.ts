@@ -1,4 +1,5 @@
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import { RLRecipeList } from '../../openapi/rl-recipes.js';
 import { freshKey, startServer, type CallResult } from '../helpers/server.js';

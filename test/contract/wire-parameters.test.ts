@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { CONTRACT_PATH } from '../helpers/contract.js';
 import { compareOperation, operationsOf } from '../helpers/operation-shape.js';
 import { startServer, type Teardown } from '../helpers/server.js';

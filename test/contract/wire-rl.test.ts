@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { RLEvent, RL_EVENT_MAX_ENCODED_BYTES, RLEventRow, RLGradingReceipt, rlEventEncodedBytes } from '../../openapi/rl-evidence.js';
 import { RLMetadata, RLRecipeRequest, RLRunRequest } from '../../openapi/rl-recipes.js';
 import { refusedAt } from '../helpers/zod-verdict.js';

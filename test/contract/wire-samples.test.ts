@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import * as rlEnvironments from '../../openapi/rl-environments.js';
 import * as rlEvidence from '../../openapi/rl-evidence.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import * as assets from '../../openapi/assets.js';
 import * as common from '../../openapi/common.js';

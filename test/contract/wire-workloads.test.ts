@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import { RLEnvironment } from '../../openapi/rl-environments.js';
 import { RLRecipeRequest } from '../../openapi/rl-recipes.js';

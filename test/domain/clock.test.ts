@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { CLOCK_RANGE_MS } from '../../server/domain/clock.js';
 import { domainServices } from '../helpers/domain.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { fromBase62, newAssetId, newConnectionId, newFaultId, newSecretId, newWorkloadId, newWorkloadRuleId, serverIdPattern, toBase62, webhookMessageId, type ServerIdKind } from '../../server/domain/ids.js';
 
 t.test('every generator writes ids of its kind\'s pattern, the one a lookup and a snapshot fork match', async (t) => {

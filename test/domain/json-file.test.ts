@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { regularFileBlocks } from '../../server/domain/json-file.js';
 import { tempDbPath } from '../helpers/server.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { DomainError } from '../../server/domain/errors.js';
 import { admitOnce, fingerprintOf } from '../../server/domain/keyed-admission.js';
 import type { TenantUnit } from '../../server/domain/unit.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { computeAfter, mintComputeCursor } from '../../server/domain/compute/cursors.js';
 import { mintCursor, positionAfter } from '../../server/domain/evidence/cursors.js';
 import { refusal } from '../helpers/domain.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { domainServices, submit } from '../helpers/domain.js';
 
 /** A tenant with a webhook and one custom workload, accepted and not yet materialised past that. */

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { simulate, simulatedOutputs, type SimSpec } from '../../server/simulator/index.js';
 import { compareRuns } from '../../server/simulator/comparison.js';
 import { MAX_ATTEMPTS } from '../../server/simulator/plan.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { simulate, simulatedOutputs, stateAt, type Intervention } from '../../server/simulator/index.js';
 import { events, specFor } from './fixtures.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { isPlainRLEvent } from '../../openapi/rl-evidence.js';
 import { rlEventId, simulate, type Intervention, type Timeline } from '../../server/simulator/index.js';
 import { componentErrors } from '../helpers/contract.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { gradingPlanSha256, simulate } from '../../server/simulator/index.js';
 import { componentErrors } from '../helpers/contract.js';
 import { evaluateSpec, itemsOf, latestReceipts, lifecycle, rlEvents, specFor } from './fixtures.js';

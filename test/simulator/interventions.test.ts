@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { simulate, stateAt, type Intervention, type Timeline, type TimelineItem } from '../../server/simulator/index.js';
 import { checkOrdered, type Asserts, customSpec, itemsOf, latestReceipts, lifecycle, rlEvents, specFor, statusAt, statuses } from './fixtures.js';
 

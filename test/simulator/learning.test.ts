@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { passProbability, trainingProgress } from '../../server/simulator/learning.js';
 import { simulate } from '../../server/simulator/index.js';
 import { lifecycle, passRate, specFor, SIMULATION } from './fixtures.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { RL_EVENT_PREFIX, rlEventLine, simulate, type Intervention, type Timeline } from '../../server/simulator/index.js';
 import { CREATED_AT, customSpec, type Asserts, itemsOf, lifecycle, rlEvents, specFor } from './fixtures.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { simulate, simulatedOutputs } from '../../server/simulator/index.js';
 import { customSpec, evaluateSpec, events, passRate, specFor, statusAt } from './fixtures.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { estimateRun } from '../../server/simulator/estimate.js';
 import { simulate, stateAt } from '../../server/simulator/index.js';
 import { customSpec, evaluateSpec, lifecycle, specFor, statusAt } from './fixtures.js';

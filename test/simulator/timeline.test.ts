@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { estimateRun, nominalPlan } from '../../server/simulator/estimate.js';
 import { simulate, type SimSpec } from '../../server/simulator/index.js';
 import { checkOrdered, customSpec, evaluateSpec, itemsOf, lifecycle, rlEvents, specFor, statusAt, statuses } from './fixtures.js';

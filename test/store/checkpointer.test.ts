@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { createCheckpointer } from '../../store/transactions.js';
 import { tempDbPath } from '../helpers/server.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { advance, drainEvents, launchRun, legCounting, lifecycleEvents } from '../helpers/rl.js';
 import { freshKey, startInProcess, type TestServer } from '../helpers/server.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { z } from 'zod';
 import { SnapshotTenant } from '../../openapi/snapshot.js';
 import { openDatabase } from '../../store/db.js';

@@ -1,6 +1,6 @@
 import { existsSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import Database from 'better-sqlite3';
 import { templateDatabase } from '../../server/boot/package-info.js';
 import { openDatabase, schemaVersion, writeTemplate } from '../../store/db.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import Database from 'better-sqlite3';
 import { openStore, type Store } from '../../store/index.js';
 import { snapshotColumns } from '../../openapi/snapshot.js';

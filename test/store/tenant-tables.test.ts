@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { openDatabase } from '../../store/db.js';
 import { TENANT_TABLES, tenantTables } from '../../store/tenant-tables.js';
 

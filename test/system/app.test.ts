@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { freshKey, startInProcess, startServer } from '../helpers/server.js';
 import { conforms } from '../helpers/contract.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes, createHash } from 'node:crypto';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { startCli } from '../helpers/cli.js';
 import { call, tempDbPath } from '../helpers/server.js';
 

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { parse as parseYaml } from 'yaml';
 import { OPTIONS, resolveCli } from '../../server/config.js';
 import { packageRoot } from '../../server/boot/package-info.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { HELP_TEXT, OPTIONS, resolveCli } from '../../server/config.js';
 
 const run = (argv: string[], env: Record<string, string> = {}) => {

@@ -1,7 +1,7 @@
 // docs/configuration.md is where a user looks a setting up: its table is written from
 // server/config.ts's OPTIONS (`npm run docs:config`), and the committed one must be what that writes.
 import { readFileSync } from 'node:fs';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { OPTIONS } from '../../server/config.js';
 import { CONFIGURATION_DOC, configurationTable, withConfigurationTable } from '../../scripts/docs-config.js';
 

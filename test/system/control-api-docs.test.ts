@@ -2,7 +2,7 @@
 // serves, and nothing it does not, or the page falls behind the code.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { startServer } from '../helpers/server.js';
 

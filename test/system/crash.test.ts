@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { crashRound } from '../helpers/crash.js';
 import { tempDbPath } from '../helpers/server.js';
 

@@ -2,7 +2,8 @@
 // where they are written, so a new code, or one that is gone, fails here until the page says so.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
+import t from '../helpers/tap.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 
 const root = packageRoot();

@@ -31,7 +31,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { defaultConfig } from '../../server/config.js';
 import { openStore } from '../../store/index.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { resolveCli } from '../../server/config.js';
 import { startServer } from '../helpers/server.js';

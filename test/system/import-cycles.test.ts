@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import ts from 'typescript';
 import { packageRoot } from '../../server/boot/package-info.js';
 

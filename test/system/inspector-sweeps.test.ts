@@ -1,6 +1,6 @@
 // The inspector's view of what a workload names: its connection and sweep, and a sweep's runs
 // grouped on a page of their own; and a secret put through /v1 shows nowhere on the page.
-import t from 'tap';
+import t from '../helpers/tap.js';
 import type { Page } from 'puppeteer-core';
 import { connect, liveWandb } from '../helpers/connections.js';
 import { inspectorUrl, openPage, sharedBrowser } from '../helpers/inspector.js';

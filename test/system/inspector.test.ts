@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import type { Page } from 'puppeteer-core';
 import { ingest, submitCustom } from '../helpers/evidence.js';
 import { downloadsInto, EVALUATE, inspectorUrl, openPage, sharedBrowser, TRAIN } from '../helpers/inspector.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { operations } from '../helpers/fuzz.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../helpers/rl.js';
 import { freshKey, startInProcess } from '../helpers/server.js';

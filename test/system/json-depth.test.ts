@@ -3,7 +3,7 @@
 // (a 500) at a few thousand levels.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { loadCatalog } from '../../server/domain/catalog/index.js';
 import { loadScenario } from '../../server/domain/control/scenarios.js';
 import { MAX_JSON_DEPTH } from '../../server/domain/json-text.js';

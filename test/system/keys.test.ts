@@ -2,7 +2,7 @@
 // database; the old tenant's data stays under it, and the move is logged.
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import type { Config } from '../../server/config.js';
 import { startInProcess, tempDbPath, type Teardown } from '../helpers/server.js';
 

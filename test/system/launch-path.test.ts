@@ -1,7 +1,7 @@
 // docs/development.md's table of the launch path is the trace of one launch (scripts/launch-path.ts):
 // a file joining or leaving the path changes the trace, and this fails until the table says so.
 import { readFileSync } from 'node:fs';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { DEVELOPMENT_DOC, ROLES, traceLaunch, withLaunchPathTable } from '../../scripts/launch-path.js';
 
 /**

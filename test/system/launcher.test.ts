@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { MAIN } from '../helpers/cli.js';
 import { tempDbPath, type Teardown } from '../helpers/server.js';

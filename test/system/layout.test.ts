@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import ts from 'typescript';
 import { packageRoot } from '../../server/boot/package-info.js';
 import type { DomainContext } from '../../server/domain/context.js';
@@ -294,4 +294,11 @@ t.test('the quick start describes the line npm test ends with, skipped tests inc
   t.same(end.slice(1, 4), ['failures:', 'failing.test.mjs:', 'not ok 2 - one is two'], 'the file, then the assertion');
   t.ok(end.some((line) => /^\s*-2$/.test(line)) && end.some((line) => /^\s*\+1$/.test(line)), 'its diagnostics: the diff');
   t.equal(end.at(-1), '1 passed, 1 failed');
+
+  // In a group's process (test/helpers/groups.ts) the file is the subtest its runner names by path.
+  mkdirSync(join(dir, 'folder'));
+  writeFileSync(join(dir, 'folder', 'all.group.js'), "import t from 'tap';\nt.test('folder/inner.test.js', async (t) => { t.test('a test', async (t) => { t.equal(1, 2, 'one is two'); }); });\n");
+  const grouped = spawnSync(process.execPath, ['scripts/test.mjs', 'folder/all.group.js'], { cwd: dir, env, encoding: 'utf8' });
+  const groupEnd = grouped.stdout.slice(grouped.stdout.lastIndexOf('\nfailures:\n')).trimEnd().split('\n');
+  t.same(groupEnd.slice(1, 4), ['failures:', 'folder/inner.test.js:', 'not ok 1 - one is two'], 'the grouped file, then the assertion');
 });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { BUNDLE, CODE_CACHE, compileBundle } from '../../server/boot/load-bundle.js';
 import type { Teardown } from '../helpers/server.js';
 

@@ -1,7 +1,7 @@
 // One server per database file, with real processes: a second one exits 2 naming the file and
 // the holder's PID; once the holder is gone, however it went, the next start succeeds.
 import { spawn } from 'node:child_process';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { MAIN, startCli } from '../helpers/cli.js';
 import { call, startInProcess, tempDbPath } from '../helpers/server.js';
 

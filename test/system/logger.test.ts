@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { resolveCli } from '../../server/config.js';
 import { createLogger, type LogFormat } from '../../server/logger.js';
 

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { packageVersion } from '../../server/boot/package-info.js';
 import { MAIN, startCli } from '../helpers/cli.js';
 import { tempDbPath } from '../helpers/server.js';

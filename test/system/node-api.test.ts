@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import type * as NodeApi from '../../index.js';
 import type { MockServerOptions } from '../../index.js';
 import type { OptionName } from '../../server/config.js';

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { tempDbPath } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 
 const root = packageRoot();

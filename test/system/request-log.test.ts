@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { startServer, type Teardown } from '../helpers/server.js';
 
 /** A server whose log lines land in an array. */

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { startCli } from '../helpers/cli.js';
 import { advance, drainEvents, launchRun, legCounting, lifecycleEvents, secondsToFinish } from '../helpers/rl.js';
 import { call, startServer, tempDbPath, type TestServer } from '../helpers/server.js';

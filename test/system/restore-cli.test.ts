@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { MAIN, startCli } from '../helpers/cli.js';
 import { advance, launchRun, legCounting } from '../helpers/rl.js';
 import { freshKey, startServer, tempDbPath } from '../helpers/server.js';

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { startCli } from '../helpers/cli.js';
 import { advance, launchRun, legCounting } from '../helpers/rl.js';
 import { call, freshKey, startServer, tempDbPath, type Teardown, type TestServer } from '../helpers/server.js';

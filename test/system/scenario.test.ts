@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { loadCatalog } from '../../server/domain/catalog/index.js';
 import { packageRoot } from '../../server/boot/package-info.js';
 import { loadScenario } from '../../server/domain/control/scenarios.js';

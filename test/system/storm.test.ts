@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { advance, launchRun, legCounting, workloadCount } from '../helpers/rl.js';
 import { freshKey, startServer, type CallOptions, type CallResult, type TestServer } from '../helpers/server.js';
 

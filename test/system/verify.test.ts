@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { MAIN, startCli } from '../helpers/cli.js';
 
 // One real mock (strict mode, so an unknown key is a 401) serves every target of this file; each

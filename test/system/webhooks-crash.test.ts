@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { startCli } from '../helpers/cli.js';
 import { call, tempDbPath } from '../helpers/server.js';
 import { legCounting } from '../helpers/rl.js';

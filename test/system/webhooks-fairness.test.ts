@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { MAX_IN_FLIGHT_PER_TENANT } from '../../server/domain/webhooks/delivery.js';
 import { startServer } from '../helpers/server.js';
 import { fairnessRound, p95 } from '../helpers/webhook-fairness.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { redact } from '../../server/verify/redact.js';
 
 const KEY = 'Nk_Live/Hostile~Key "Q" 42+Z';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/tap.js';
 import { SchemaChecker } from '../../server/verify/schema.js';
 
 // A document in the shapes the walker must read: 3.0's `nullable`, 3.1's type lists, $ref to

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { listArchive } from '../../../server/domain/assets/archives.js';
 import { paxData, tarRecords, zipOf, type TarRecord } from '../../helpers/archives.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { DomainError } from '../../../server/domain/errors.js';
 import { customPayload, domainServices, submit } from '../../helpers/domain.js';
 

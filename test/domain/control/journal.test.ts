@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { JournalMatch, JournalQuery } from '../../../openapi/mock.js';
 import type { NewJournalRow } from '../../../store/journal.js';
 import { domainServices, journalRow, refusal } from '../../helpers/domain.js';

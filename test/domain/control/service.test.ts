@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { FaultRule } from '../../../openapi/mock.js';
 import { RLRecipeRequest, RLRunRequest } from '../../../openapi/rl-recipes.js';
 import { domainServices, journalRow } from '../../helpers/domain.js';

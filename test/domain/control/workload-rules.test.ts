@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { WorkloadRule } from '../../../openapi/workload-rules.js';
 import { domainServices, submit } from '../../helpers/domain.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { RLRecipeRequest } from '../../../openapi/rl-recipes.js';
 import { RLGradingReceipt } from '../../../openapi/rl-evidence.js';
 import { domainServices, refusal, submit } from '../../helpers/domain.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { summarise } from '../../../server/domain/evidence/summary.js';
 import type { EvidenceCounters, RLReport } from '../../../store/rl-events.js';
 import { conforms } from '../../helpers/contract.js';

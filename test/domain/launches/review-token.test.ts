@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { RLRecipeRequest, RLRunRequest } from '../../../openapi/rl-recipes.js';
 import { canonicalJson, canonicalSha256 } from '../../../server/domain/json-text.js';
 import { loadCatalog } from '../../../server/domain/catalog/index.js';

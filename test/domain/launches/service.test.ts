@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { RLRecipeRequest, RLRunRequest } from '../../../openapi/rl-recipes.js';
 import { DomainError } from '../../../server/domain/errors.js';
 import { domainServices } from '../../helpers/domain.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { built } from '../../../openapi/lazy.js';
 import { StoredSimSpec } from '../../../server/domain/launches/spec.js';
 import { customSpec, evaluateSpec, specFor } from '../../simulator/fixtures.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import type { CurrentSnapshot } from '../../../openapi/snapshot.js';
 import { snapshotFork } from '../../../server/domain/snapshots/fork.js';
 import { DERIVED_IDS } from '../../../server/domain/ids.js';

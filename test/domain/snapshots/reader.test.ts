@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { snapshotColumns, SNAPSHOT_VERSION, SnapshotTenant } from '../../../openapi/snapshot.js';
 import { DomainError } from '../../../server/domain/errors.js';
 import { readSnapshot } from '../../../server/domain/snapshots/reader.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { setImmediate } from 'node:timers/promises';
 import { MAX_IN_FLIGHT_PER_TENANT, SHARED_IN_FLIGHT } from '../../../server/domain/webhooks/delivery.js';
 import { domainServices, submit } from '../../helpers/domain.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { domainServices, submit } from '../../helpers/domain.js';
 import { stubFetch } from '../../helpers/webhook-receiver.js';
 

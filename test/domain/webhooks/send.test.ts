@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { FaultRule } from '../../../openapi/mock.js';
 import type { DeliveryRow, WebhookRow } from '../../../store/webhooks.js';
 import { send } from '../../../server/domain/webhooks/send.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { newWebhookSecret, signature, signedHeaders } from '../../../server/domain/webhooks/signing.js';
 
 t.test('signatures match the Standard Webhooks example, so any of its libraries verifies them', async (t) => {

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import type { Services } from '../../../server/domain/services.js';
 import { customPayload, domainServices, refusal, submit } from '../../helpers/domain.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { copyWorkload, launchRun, legCounting, manyWorkloads, secondsToFinish } from '../../helpers/rl.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 import { freshKey, startServer, type TestServer } from '../../helpers/server.js';

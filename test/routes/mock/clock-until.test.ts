@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { drainEvents, launchRun, legCounting, lifecycleEvents } from '../../helpers/rl.js';
 import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';
 

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { startInProcess } from '../../helpers/server.js';
 
 t.test('manual clock: still until advanced, never backwards', async (t) => {

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { launchRun, legCounting } from '../../helpers/rl.js';
 import { startInProcess, type TestServer } from '../../helpers/server.js';
 

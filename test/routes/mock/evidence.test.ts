@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { keysOf } from '../../../openapi/plain.js';
 import { isPlainRLEvent, RLEvent } from '../../../openapi/rl-evidence.js';
 import { canonicalJson } from '../../../server/domain/json-text.js';

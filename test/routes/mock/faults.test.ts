@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { legCounting, workloadCount } from '../../helpers/rl.js';
 import { startInProcess, startServer, type TestServer } from '../../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { advance, legCounting, secondsToFinish } from '../../helpers/rl.js';
 import { freshKey, startInProcess, tempDbPath, type TestServer } from '../../helpers/server.js';
 

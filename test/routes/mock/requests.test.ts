@@ -1,5 +1,5 @@
 import { readFileSync, existsSync } from 'node:fs';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { legCounting, previewAndLaunch } from '../../helpers/rl.js';
 import { freshKey, startInProcess, startServer, type TestServer } from '../../helpers/server.js';
 

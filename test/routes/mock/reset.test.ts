@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { tenantTables } from '../../../store/tenant-tables.js';
 import { legCounting, previewAndLaunch } from '../../helpers/rl.js';
 import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
+import t from '../../helpers/tap.js';
 import { isTerminal } from '../../../server/simulator/types.js';
 import { connect, liveWandb } from '../../helpers/connections.js';
 import { submitCustom } from '../../helpers/evidence.js';

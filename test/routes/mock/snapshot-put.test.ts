@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readlinkSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
 import { freshKey, startInProcess, startServer, tempDbPath, withKey, type Teardown, type ListeningServer, type TestServer } from '../../helpers/server.js';
 

@@ -1,7 +1,7 @@
 import { createReadStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { get, request } from 'node:http';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { SNAPSHOT_VERSION } from '../../../openapi/snapshot.js';
 import { packageVersion } from '../../../server/boot/package-info.js';
 import { SERVER_NUMBERED, SNAPSHOT_REFERENCES, SNAPSHOT_TABLES, type SnapshotTable } from '../../../store/snapshot.js';

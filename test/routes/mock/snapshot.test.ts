@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
+import t from '../../helpers/tap.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { snapshotJsonSchema } from '../../../openapi/snapshot.js';
 import { packageRoot } from '../../../server/boot/package-info.js';

@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo } from 'node:net';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { MAX_IN_FLIGHT_PER_TENANT, RETRY_AFTER_MS } from '../../../server/domain/webhooks/delivery.js';
 import { advance, launchRun, legCounting } from '../../helpers/rl.js';
 import type { Config } from '../../../server/config.js';

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { advance, drainEvents, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
 import { freshKey, startInProcess, withKey, type TestServer } from '../../helpers/server.js';
 import { submitCustom } from '../../helpers/evidence.js';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { endRecord, paxData, tarOf, tarRecords, zipOf, type TarRecord } from '../../helpers/archives.js';
 import { readWithTools, type ArchiveFormat } from '../../helpers/extractors.js';
 import { startInProcess } from '../../helpers/server.js';

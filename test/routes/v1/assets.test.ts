@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { tarOf, zipOf } from '../../helpers/archives.js';
 import { connect } from '../../helpers/connections.js';

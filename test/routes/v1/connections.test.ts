@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { connect, liveWandb } from '../../helpers/connections.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance } from '../../helpers/rl.js';

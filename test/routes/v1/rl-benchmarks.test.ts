@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance, launchRun, secondsToFinish } from '../../helpers/rl.js';
 import { startInProcess } from '../../helpers/server.js';

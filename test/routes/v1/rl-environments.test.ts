@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { DEFAULT_ENVIRONMENTS_PATH } from '../../../server/domain/catalog/index.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance, workloadCount } from '../../helpers/rl.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { attempt, drainChecked, ingest, page, pageProblems, phaseEvents, submitCustom, summary } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';

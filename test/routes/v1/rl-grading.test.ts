@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { attempt, drainChecked, gradingProblems, ingest, submitCustom } from '../../helpers/evidence.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';

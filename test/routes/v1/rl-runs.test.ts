@@ -1,6 +1,6 @@
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { DEFAULT_CATALOG_PATH } from '../../../server/domain/catalog/index.js';
 import { conforms } from '../../helpers/contract.js';
 import { legCounting, previewAndLaunch, workloadCount } from '../../helpers/rl.js';

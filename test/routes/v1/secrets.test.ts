@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { createLogger } from '../../../server/logger.js';
 import { conforms } from '../../helpers/contract.js';
 import { freshKey, startInProcess, startServer, type CallResult } from '../../helpers/server.js';

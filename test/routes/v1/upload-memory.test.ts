@@ -3,7 +3,7 @@
 // Over raw sockets, since the point is a client that promises more than it sends.
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { freshKey, startServer, type ListeningServer } from '../../helpers/server.js';
 
 interface Answer {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { componentErrors, conforms } from '../../helpers/contract.js';
 import { advance, launchRun, legCounting, lifecycleEvents } from '../../helpers/rl.js';
 import { startInProcess } from '../../helpers/server.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance, workloadCount } from '../../helpers/rl.js';
 import { connect } from '../../helpers/connections.js';

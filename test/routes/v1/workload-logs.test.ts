@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance, drainEvents, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
 import { canonicalJson } from '../../../server/domain/json-text.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance, launchRun, legCounting, secondsToFinish } from '../../helpers/rl.js';
 import { startInProcess, type TestServer } from '../../helpers/server.js';

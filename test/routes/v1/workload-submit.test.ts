@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance, launchRun, legCounting, workloadCount } from '../../helpers/rl.js';
 import { startInProcess, startServer, type TestServer } from '../../helpers/server.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import t from 'tap';
+import t from '../../helpers/tap.js';
 import { conforms } from '../../helpers/contract.js';
 import { advance, launchRun, lifecycleEvents, drainEvents, secondsToFinish, legCounting } from '../../helpers/rl.js';
 import { freshKey, startInProcess, type TestServer } from '../../helpers/server.js';

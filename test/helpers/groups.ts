@@ -1,0 +1,54 @@
+// Which test folders run as one process each (see tap.ts), and which of their files still need a
+// process of their own: those that read what the process has built or registered (zod's global
+// registry, the lazily built wire schemas, the modules a request runs for the first time), which
+// earlier files of a group would have changed; the one that mocks modules for its own import of the
+// server; the one that sets a longer timeout than a group gives a file.
+// scripts/test.mjs reads this to give tap the suite's files; each folder's all.group.ts runs its own.
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+export const GROUPS: Readonly<Record<string, readonly string[]>> = {
+  contract: ['lazy-schemas.test.js', 'openapi.test.js', 'wire-schemas.test.js'],
+  domain: [],
+  simulator: [],
+  store: [],
+  'routes/v1': [],
+  'routes/mock': [],
+  system: ['golden-transcript.test.js', 'launch-path.test.js', 'pytest-plugin.test.js'],
+};
+
+export const GROUP_FILE = 'all.group.js';
+
+export function* testFiles(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* testFiles(path);
+    else if (entry.name.endsWith('.test.js')) yield path;
+  }
+}
+
+function groupOf(testRoot: string, file: string): string | undefined {
+  const path = relative(testRoot, file);
+  return Object.keys(GROUPS).find((folder) => path.startsWith(`${folder}/`));
+}
+
+/** The files of a group's folder that its process runs. */
+export function groupMembers(testRoot: string, folder: string): string[] {
+  const alone = GROUPS[folder];
+  if (!alone) throw new Error(`test/helpers/groups.ts names no group ${folder}`);
+  return [...testFiles(join(testRoot, folder))].filter((file) => !alone.includes(relative(join(testRoot, folder), file)));
+}
+
+/** What tap runs for the whole suite: each group's runner, and every file no group runs. */
+export function suiteFiles(testRoot: string): string[] {
+  const files = new Set<string>();
+  for (const file of testFiles(testRoot)) {
+    const folder = groupOf(testRoot, file);
+    if (folder === undefined || GROUPS[folder]!.includes(relative(join(testRoot, folder), file))) files.add(file);
+    else files.add(join(testRoot, folder, GROUP_FILE));
+  }
+  for (const folder of Object.keys(GROUPS)) {
+    if (!existsSync(join(testRoot, folder, GROUP_FILE))) throw new Error(`test/${folder} has no ${GROUP_FILE}`);
+  }
+  return [...files];
+}

@@ -1,0 +1,3 @@
+import { runGroup } from '../../helpers/tap.js';
+
+await runGroup(import.meta.url);
