@@ -15,11 +15,11 @@ const KEY = 'nk_test_crash';
 
 /**
  * Starts a server on `db`, fires a launch storm (`keys` keys, `perKey` concurrent sends each,
- * repeated until killed), kills it with SIGKILL after `killAfterMs`, restarts it on the same file
- * and checks what the issue promises: every 202 exists, every key replays to one workload, the
- * file is intact.
+ * repeated until killed), kills it with SIGKILL when the `killAtAnswer`th 202 arrives, while the
+ * storm's other sends are in flight, restarts it on the same file and checks what the issue
+ * promises: every 202 exists, every key replays to one workload, the file is intact.
  */
-export async function crashRound(db: string, keys: number, perKey: number, killAfterMs: number, round: number): Promise<CrashRound> {
+export async function crashRound(db: string, keys: number, perKey: number, killAtAnswer: number, round: number): Promise<CrashRound> {
   const first = startCli(['--port', '0', '--db', db]);
   const { url } = await first.ready;
   const preview = (await call(url, 'POST', '/v1/rl-runs/preview', KEY, { body: legCounting() })).body;
@@ -28,6 +28,9 @@ export async function crashRound(db: string, keys: number, perKey: number, killA
   const sent: string[] = [];
   const problems: string[] = [];
   let killed = false;
+  let answers = 0;
+  let answeredEnough!: () => void;
+  const killTime = new Promise<void>((resolve) => (answeredEnough = resolve));
   const storm = (async () => {
     for (let wave = 0; !killed; wave++) {
       const waveKeys = Array.from({ length: keys }, (_, i) => `crash-${round}-${wave}-${i}`);
@@ -40,13 +43,14 @@ export async function crashRound(db: string, keys: number, perKey: number, killA
           const known = answered.get(key);
           if (known && known !== res.body.id) problems.push(`${key} answered two workloads: ${known}, ${res.body.id}`);
           answered.set(key, res.body.id);
+          if (++answers === killAtAnswer) answeredEnough();
         } catch {
           // the connection died with the server
         }
       })));
     }
   })();
-  await new Promise((r) => setTimeout(r, killAfterMs));
+  await killTime;
   first.child.kill('SIGKILL');
   killed = true;
   await first.exited;

@@ -1,20 +1,29 @@
-// Which test folders run as one process each (see tap.ts), and which of their files still need a
-// process of their own: those that read what the process has built or registered (zod's global
-// registry, the lazily built wire schemas, the modules a request runs for the first time), which
-// earlier files of a group would have changed; the one that mocks modules for its own import of the
-// server; the one that sets a longer timeout than a group gives a file.
-// scripts/test.mjs reads this to give tap the suite's files; each folder's all.group.ts runs its own.
+// Which test folders run as one process each (see tap.ts), and which of their files still run in a
+// process of their own: those that read what their process has built or registered, which earlier
+// files of a group would have changed, and the longest, which finish sooner beside their group, on
+// the other CPU, than in it. scripts/test.mjs reads this to give tap the suite's files; each
+// folder's all.group.ts runs its own.
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export const GROUPS: Readonly<Record<string, readonly string[]>> = {
+  // zod's global registry and the lazily built wire schemas, as a fresh process has them.
   contract: ['lazy-schemas.test.js', 'openapi.test.js', 'wire-schemas.test.js'],
   domain: [],
   simulator: [],
   store: [],
   'routes/v1': [],
   'routes/mock': [],
-  system: ['golden-transcript.test.js', 'launch-path.test.js', 'pytest-plugin.test.js'],
+  system: [
+    'golden-transcript.test.js', // mocks nanoid for its own import of the server
+    'launch-path.test.js', // traces the modules a request runs for the first time
+    'pytest-plugin.test.js', // sets a timeout longer than a group gives a file
+    'inspector.test.js',
+    'layout.test.js',
+    'restore-cli.test.js',
+    'restore-crash.test.js',
+    'verify.test.js',
+  ],
 };
 
 export const GROUP_FILE = 'all.group.js';

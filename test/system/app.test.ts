@@ -140,6 +140,14 @@ t.test('X-Request-Id: sane ones echoed, others replaced, present on errors', asy
   t.ok(notFound.headers.get('x-request-id'));
 });
 
+t.test('a path the router cannot decode is refused in the envelope, with a request id', async (t) => {
+  const s = await startInProcess(t);
+  const res = await s.call('GET', '/v1/rl-runs/%E0%A4%A');
+  t.equal(res.status, 400);
+  t.equal(res.body.error, 'invalid_request');
+  t.match(res.headers.get('x-request-id'), /^req_/);
+});
+
 t.test('oversized URLs and headers are refused in the envelope', async (t) => {
   const s = await startServer(t);
   const longQuery = await s.call('GET', `/v1/me?q=${'a'.repeat(9000)}`);
