@@ -56,8 +56,12 @@ export function suiteFiles(testRoot: string): string[] {
     if (folder === undefined || GROUPS[folder]!.includes(relative(join(testRoot, folder), file))) files.add(file);
     else files.add(join(testRoot, folder, GROUP_FILE));
   }
-  for (const folder of Object.keys(GROUPS)) {
+  // A name left behind by a rename would quietly put the renamed file back into its group.
+  for (const [folder, alone] of Object.entries(GROUPS)) {
     if (!existsSync(join(testRoot, folder, GROUP_FILE))) throw new Error(`test/${folder} has no ${GROUP_FILE}`);
+    for (const name of alone) {
+      if (!existsSync(join(testRoot, folder, name))) throw new Error(`test/helpers/groups.ts: test/${folder} has no ${name}`);
+    }
   }
   return [...files];
 }
