@@ -23,6 +23,8 @@ import threading
 import time
 
 GRACE_SECONDS = 10
+# How often the main thread looks for a signal, pytest's going and the command's end.
+POLL_SECONDS = 0.2
 
 
 def _alive(group: int) -> bool:
@@ -63,8 +65,12 @@ def _until_end_of_file(fd: int) -> None:
 
 def main() -> None:
     done = threading.Event()
+    # A handler only notes the signal. Python runs it in the main thread between two bytecodes,
+    # which may be where that thread holds the lock of the Event it polls: a done.set() there
+    # waited on that lock forever, the group was never stopped, and pytest killed the keeper.
+    signalled: list[int] = []
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(number, lambda *_: done.set())
+        signal.signal(number, lambda number, _frame: signalled.append(number))
     argv, stop_with, folder = sys.argv[1:], None, None
     if argv[:1] == ["--stop-with"]:
         stop_with, argv = json.loads(argv[1]), argv[2:]
@@ -74,7 +80,7 @@ def main() -> None:
     pytest_gone = threading.Event()
     threading.Thread(target=lambda: (_until_end_of_file(0), pytest_gone.set(), done.set()), daemon=True).start()
     threading.Thread(target=lambda: (server.wait(), done.set()), daemon=True).start()
-    while not done.wait(0.2):
+    while not signalled and not done.wait(POLL_SECONDS):
         pass
     if stop_with is not None and server.poll() is None:
         try:
