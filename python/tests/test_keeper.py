@@ -5,6 +5,8 @@ import subprocess
 import sys
 import time
 
+from pytest_nodus_mock._keeper import processes
+
 # The keeper polling without pause: its main thread is then nearly always inside Event.wait,
 # holding the lock that a handler calling done.set() waited on forever (about half of the signals,
 # measured before the handlers only noted the signal).
@@ -18,18 +20,7 @@ KEEPER_POLLING_WITHOUT_PAUSE = (
 
 
 def children(pid):
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z" and int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
+    return [child for child, parent, _ in processes() if parent == pid]
 
 
 def test_a_signal_stops_the_command_wherever_it_lands():

@@ -15,7 +15,7 @@ const KEY = 'nk_test_crash';
 
 /**
  * Starts a server on `db`, fires a launch storm (`keys` keys, `perKey` concurrent sends each,
- * repeated until killed), kills it with SIGKILL when the `killAtAnswer`th 202 arrives, while the
+ * repeated until killed), kills it with SIGKILL when the `killAtAnswer`th answer arrives, while the
  * storm's other sends are in flight, restarts it on the same file and checks what the issue
  * promises: every 202 exists, every key replays to one workload, the file is intact.
  */
@@ -38,12 +38,13 @@ export async function crashRound(db: string, keys: number, perKey: number, killA
       await Promise.all(waveKeys.flatMap((key) => Array.from({ length: perKey }, async () => {
         try {
           const res = await call(url, 'POST', '/v1/rl-runs', KEY, { body, headers: { 'idempotency-key': key } });
+          // Every answer counts, so a server that refuses the storm is still killed and reported.
+          if (++answers === killAtAnswer) answeredEnough();
           if (res.status >= 500) problems.push(`${key}: ${res.status} before the kill`);
           if (res.status !== 202) return;
           const known = answered.get(key);
           if (known && known !== res.body.id) problems.push(`${key} answered two workloads: ${known}, ${res.body.id}`);
           answered.set(key, res.body.id);
-          if (++answers === killAtAnswer) answeredEnough();
         } catch {
           // the connection died with the server
         }

@@ -28,17 +28,12 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
 
 export const GROUP_FILE = 'all.group.js';
 
-export function* testFiles(dir: string): Generator<string> {
+function* testFiles(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* testFiles(path);
     else if (entry.name.endsWith('.test.js')) yield path;
   }
-}
-
-function groupOf(testRoot: string, file: string): string | undefined {
-  const path = relative(testRoot, file);
-  return Object.keys(GROUPS).find((folder) => path.startsWith(`${folder}/`));
 }
 
 /** The files of a group's folder that its process runs. */
@@ -50,18 +45,15 @@ export function groupMembers(testRoot: string, folder: string): string[] {
 
 /** What tap runs for the whole suite: each group's runner, and every file no group runs. */
 export function suiteFiles(testRoot: string): string[] {
-  const files = new Set<string>();
-  for (const file of testFiles(testRoot)) {
-    const folder = groupOf(testRoot, file);
-    if (folder === undefined || GROUPS[folder]!.includes(relative(join(testRoot, folder), file))) files.add(file);
-    else files.add(join(testRoot, folder, GROUP_FILE));
-  }
-  // A name left behind by a rename would quietly put the renamed file back into its group.
+  const runnerOf = new Map<string, string>();
   for (const [folder, alone] of Object.entries(GROUPS)) {
-    if (!existsSync(join(testRoot, folder, GROUP_FILE))) throw new Error(`test/${folder} has no ${GROUP_FILE}`);
+    const runner = join(testRoot, folder, GROUP_FILE);
+    if (!existsSync(runner)) throw new Error(`test/${folder} has no ${GROUP_FILE}`);
+    // A name left behind by a rename would quietly put the renamed file back into its group.
     for (const name of alone) {
       if (!existsSync(join(testRoot, folder, name))) throw new Error(`test/helpers/groups.ts: test/${folder} has no ${name}`);
     }
+    for (const file of groupMembers(testRoot, folder)) runnerOf.set(file, runner);
   }
-  return [...files];
+  return [...new Set([...testFiles(testRoot)].map((file) => runnerOf.get(file) ?? file))];
 }

@@ -9,6 +9,6 @@ t.test(`${ROUNDS} kills at random moments of a launch storm, on one database fil
   for (let round = 0; round < ROUNDS; round++) {
     const killAtAnswer = 1 + Math.floor(Math.random() * 400);
     const result = await crashRound(db, 10, 5, killAtAnswer, round);
-    t.same(result.problems, [], `round ${round}: killed at the 202 number ${killAtAnswer}, ${result.answered.size} of ${result.sent.length} keys answered`);
+    t.same(result.problems, [], `round ${round}: killed at answer ${killAtAnswer}, ${result.answered.size} of ${result.sent.length} keys answered`);
   }
 });

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import t from '../helpers/tap.js';
 import ts from 'typescript';
 import { packageRoot } from '../../server/boot/package-info.js';
+import { GROUP_FILE, GROUPS, groupMembers, suiteFiles } from '../helpers/groups.js';
 import type { DomainContext } from '../../server/domain/context.js';
 import type { TenantUnit } from '../../server/domain/unit.js';
 
@@ -257,6 +258,23 @@ t.test('docs the code points to exist: pages of docs/, never the design notes ou
     t.notMatch(body.replace(/docs\/control-api\.md/g, ''), /control-api\.md/, `${path} names no document outside the repository`);
     for (const [page] of body.matchAll(/\bdocs\/[\w-]+\.md\b/g)) t.ok(existsSync(join(packageRoot(), page)), `${path} → ${page}`);
   }
+});
+
+t.test('npm test runs every test file once: in its folder\'s group, or in a process of its own', async (t) => {
+  const root = join(packageRoot(), 'dist', 'test');
+  const ran = suiteFiles(root).flatMap((file) => (file.endsWith(GROUP_FILE) ? groupMembers(root, relative(root, dirname(file))) : [file]));
+  const every = (readdirSync(root, { recursive: true }) as string[]).filter((name) => name.endsWith('.test.js')).map((name) => join(root, name));
+  t.same([...ran].sort(), every.sort());
+  t.equal(new Set(ran).size, ran.length, 'none twice');
+
+  // A file kept out of a group that its folder no longer has stops the suite, naming it.
+  const probe = mkdtempSync(join(tmpdir(), 'nodus-mock-groups-'));
+  t.teardown(() => rmSync(probe, { recursive: true, force: true }));
+  for (const folder of Object.keys(GROUPS)) {
+    mkdirSync(join(probe, folder), { recursive: true });
+    writeFileSync(join(probe, folder, GROUP_FILE), '');
+  }
+  t.throws(() => suiteFiles(probe), /test\/contract has no lazy-schemas\.test\.js/);
 });
 
 t.test('the quick start describes the line npm test ends with, skipped tests included', async (t) => {

@@ -21,14 +21,15 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Iterator, Tuple
 
 GRACE_SECONDS = 10
 # How often the main thread looks for a signal, pytest's going and the command's end.
 POLL_SECONDS = 0.2
 
 
-def _alive(group: int) -> bool:
-    """Whether a process that is not a zombie is still in the group."""
+def processes() -> Iterator[Tuple[int, int, int]]:
+    """Each live process (zombies aside): its id, its parent's and its group's."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -37,9 +38,13 @@ def _alive(group: int) -> bool:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if fields[0] != "Z" and int(fields[2]) == group:
-            return True
-    return False
+        if fields[0] != "Z":
+            yield int(entry), int(fields[1]), int(fields[2])
+
+
+def _alive(group: int) -> bool:
+    """Whether a process that is not a zombie is still in the group."""
+    return any(pgrp == group for _, _, pgrp in processes())
 
 
 def stop_group(group: int) -> None:
