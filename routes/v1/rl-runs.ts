@@ -35,7 +35,7 @@ export default (async function rlRunRoutes(app) {
       response: { 202: SubmitResult, ...errorResponses(402, 409, 503) },
       [RESPONSE_HEADERS]: { 202: ReplayedHeaders },
     },
-    preValidation: keyBeforeBody,
+    preValidation: keyBeforeBody(launches.knownLaunchReplay),
   }, async (request, reply) =>
     answerIdempotently(reply, launches.launch(request.tenant.id, request.headers['idempotency-key'], request.body, request.rawBody)));
 }) satisfies FastifyPluginAsyncZod;

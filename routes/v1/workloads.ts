@@ -50,7 +50,7 @@ export default (async function workloadRoutes(app) {
       [RESPONSE_HEADERS]: { 202: ReplayedHeaders },
     },
     config: { validationCodes: SUBMIT_VALIDATION_CODES },
-    preValidation: [keyBeforeBody, refuseRecipeKey],
+    preValidation: [keyBeforeBody(workloads.knownSubmitReplay), refuseRecipeKey],
   }, async (request, reply) =>
     answerIdempotently(reply, workloads.submit(request.tenant.id, request.headers['idempotency-key'], request.body, request.rawBody)));
 

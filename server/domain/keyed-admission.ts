@@ -48,6 +48,22 @@ export interface IdempotentAnswer {
 }
 
 /**
+ * The earlier answer to a retry that memory alone shows to be one: the same bytes as a request that
+ * passed its route's checks in this process (only their fingerprint is remembered, fingerprintOf)
+ * under a key whose unexpired record holds that fingerprint. Such a retry is answered before the
+ * route checks the body again: the checks are pure, and the same bytes passed them. Anything
+ * else, a conflict included, is undefined here and takes the whole path.
+ */
+export function knownReplay(deps: Pick<DomainContext, 'committed' | 'clock'>, tenantId: string, operation: KeyedOperation, key: string, text: string | null): IdempotentAnswer | undefined {
+  if (text === null || text.length > FINGERPRINT_TEXT_LIMIT) return undefined;
+  const fingerprint = fingerprints.get(`${operation}\n${text}`);
+  if (fingerprint === undefined) return undefined;
+  const known = deps.committed.idempotency.cached(tenantId, operation, key);
+  if (!known || known.fingerprint !== fingerprint || known.expiresAtMs <= deps.clock.nowMs(tenantId)) return undefined;
+  return { replayed: true, submitted: submitResult(known.workloadId) };
+}
+
+/**
  * A keyed admission (a launch, a submit, an example run) admits once per key. Lookup, admission and the record are one synchronous SQLite transaction (a
  * savepoint of the turn's group commit), so concurrent duplicates are serialised by construction:
  * the second one finds the first's record and replays it, never creating a second resource and

@@ -32,10 +32,18 @@ export function requireIdempotencyKey(request: FastifyRequest): string {
   return key as string;
 }
 
-/** A route's preValidation hook: the key is checked before the body, so a missing key is reported as such. */
-export const keyBeforeBody: preValidationHookHandler = (request, _reply, done) => {
-  requireIdempotencyKey(request);
-  done();
+/** The earlier answer to a request, when memory alone shows it to be a retry (domain/keyed-admission.ts, knownReplay). */
+type KnownReplay = (tenantId: string, key: string, text: string | null) => IdempotentAnswer | undefined;
+
+/**
+ * A keyed route's preValidation hook: the key is checked before the body, so a missing key is
+ * reported as such; a retry that memory shows to be one is answered here, before the body's
+ * checks, which the same bytes passed the first time, and without the handler's promises.
+ */
+export const keyBeforeBody = (knownReplay: KnownReplay): preValidationHookHandler => (request, reply, done) => {
+  const replay = knownReplay(request.tenant.id, requireIdempotencyKey(request), request.rawBody);
+  if (replay === undefined) return done();
+  send(reply, replay);
 };
 
 type Submitted = IdempotentAnswer['submitted'];
@@ -47,13 +55,14 @@ const submittedJson = objectJson<typeof SubmitResult, Submitted>(SubmitResult, {
 });
 
 /**
- * Answers a keyed admission with 202 Accepted: the earlier answer replayed (and marked) or the
- * new one. Encoded here rather than by the route's serializer, and by a writer rather than
- * JSON.stringify: the result is four plain fields, and a replay's whole answer path showed in
- * its profile.
+ * A keyed admission's 202 Accepted: the earlier answer replayed (and marked) or the new one.
+ * Encoded here rather than by the route's serializer, and by a writer rather than JSON.stringify:
+ * the result is four plain fields, and a replay's whole answer path showed in its profile.
  */
-export async function answerIdempotently(reply: FastifyReply, answer: Promise<IdempotentAnswer>): Promise<FastifyReply> {
-  const { replayed, submitted } = await answer;
+function send(reply: FastifyReply, { replayed, submitted }: IdempotentAnswer): FastifyReply {
   if (replayed) markReplayed(reply);
   return sendEncodedJson(reply, 202, submittedJson(submitted));
 }
+
+/** Answers a keyed admission once it settles. */
+export const answerIdempotently = async (reply: FastifyReply, answer: Promise<IdempotentAnswer>): Promise<FastifyReply> => send(reply, await answer);

@@ -1,6 +1,6 @@
 import t from '../helpers/tap.js';
 import { DomainError } from '../../server/domain/errors.js';
-import { admitOnce, fingerprintOf } from '../../server/domain/keyed-admission.js';
+import { admitOnce, fingerprintOf, knownReplay } from '../../server/domain/keyed-admission.js';
 import type { TenantUnit } from '../../server/domain/unit.js';
 import { customPayload, domainServices } from '../helpers/domain.js';
 
@@ -118,4 +118,29 @@ t.test('a submit retried with the same bytes replays; other bytes of another bod
   t.same([again.replayed, again.submitted.id], [true, first.submitted.id]);
   const other = customPayload({ name: 'other' });
   await t.rejects(d.services.workloads.submit(tenant, 'k', other, JSON.stringify(other)), { refusal: 'conflict', code: 'idempotency_conflict' });
+});
+
+t.test('a retry known from memory alone: the same bytes, under the tenant\'s own unexpired record of their fingerprint', async (t) => {
+  const d = domainServices(t, { clock: 'manual', idempotencyTtl: 60 });
+  const { context } = d.services;
+  const tenant = d.tenant();
+  const payload = customPayload({ name: `known-${Math.random()}` });
+  const text = JSON.stringify(payload);
+  const known = (key: string, bytes: string | null = text, who = tenant) => knownReplay(context, who, 'workload.submit', key, bytes);
+  t.equal(known('k'), undefined, 'bytes never checked: no fingerprint to go by');
+  const first = await d.services.workloads.submit(tenant, 'k', payload, text);
+  // The admission's own write leaves the record out of memory; a retry through the file keeps it.
+  await d.services.workloads.submit(tenant, 'k', payload, text);
+  t.same(known('k'), { replayed: true, submitted: first.submitted }, 'the same bytes under the key: the earlier answer');
+  t.equal(known('k', ` ${text}`), undefined, 'other bytes, even of the same body: the whole path decides');
+  t.equal(known('k', null), undefined, 'no bytes to go by');
+  t.equal(known('other-key'), undefined, 'another key');
+  t.equal(known('k', text, d.tenant()), undefined, 'another tenant');
+  t.equal(knownReplay(context, tenant, 'rl_run.launch', 'k', text), undefined, 'another operation');
+  const other = customPayload({ name: `other-${Math.random()}` });
+  const otherText = JSON.stringify(other);
+  fingerprintOf('workload.submit', otherText, () => 'some other fingerprint');
+  t.equal(known('k', otherText), undefined, 'bytes whose fingerprint the record does not hold: a conflict, which the whole path answers');
+  await d.services.control.advanceClock(tenant, 60);
+  t.equal(known('k'), undefined, 'an expired record');
 });

@@ -12,7 +12,7 @@ import { gradingPlanSha256 } from '../../simulator/index.js';
 import type { RunMode, SimSpec } from '../../simulator/types.js';
 import { newWorkloadId } from '../ids.js';
 import { insertWorkload, type NewWorkload } from '../workloads/rows.js';
-import { admitOnce, fingerprintOf } from '../keyed-admission.js';
+import { admitOnce, fingerprintOf, knownReplay } from '../keyed-admission.js';
 import type { DomainContext, ReviewTokens } from '../context.js';
 import type { TenantUnit } from '../unit.js';
 import type { SecretName } from '../../../store/settings.js';
@@ -287,6 +287,9 @@ export function rlRunOperations(deps: DomainContext) {
         admit: (unit) => admitLaunch(deps, unit, body, fingerprint),
       });
     },
+
+    /** A retry of a launch that memory shows to be one, answered before its body is checked (knownReplay). */
+    knownLaunchReplay: (tenantId: string, key: string, text: string | null) => knownReplay(deps, tenantId, 'rl_run.launch', key, text),
   };
 }
 

@@ -11,7 +11,7 @@ import { canonicalSha256 } from '../json-text.js';
 import type { DomainContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { admitCustomWorkload, checkSubmission } from '../launches/custom-runs.js';
-import { admitOnce, fingerprintOf } from '../keyed-admission.js';
+import { admitOnce, fingerprintOf, knownReplay } from '../keyed-admission.js';
 import { changeFreeze, freezeView, type FreezeChange } from './freeze.js';
 import { intervene } from './interventions.js';
 import type { RunContext } from './run.js';
@@ -105,6 +105,9 @@ export function createWorkloadService(deps: DomainContext) {
         admit: (unit) => admitCustomWorkload(deps, unit, payload),
       });
     },
+
+    /** A retry of a submit that memory shows to be one, answered before its body is checked (knownReplay). */
+    knownSubmitReplay: (tenantId: string, key: string, text: string | null) => knownReplay(deps, tenantId, 'workload.submit', key, text),
 
     /** Checks a payload as submit would, admitting nothing. */
     validate(tenantId: string, payload: Payload): void {

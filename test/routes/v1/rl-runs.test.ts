@@ -4,7 +4,7 @@ import t from '../../helpers/tap.js';
 import { DEFAULT_CATALOG_PATH } from '../../../server/domain/catalog/index.js';
 import { conforms } from '../../helpers/contract.js';
 import { legCounting, previewAndLaunch, workloadCount } from '../../helpers/rl.js';
-import { startInProcess, startServer, type TestServer } from '../../helpers/server.js';
+import { freshKey, startInProcess, startServer, type TestServer } from '../../helpers/server.js';
 
 const launch = (s: TestServer, body: unknown, key: string | undefined) =>
   s.call('POST', '/v1/rl-runs', { body, headers: key === undefined ? {} : { 'idempotency-key': key } });
@@ -131,6 +131,19 @@ t.test('a changed runtime since review is review_changed; a replay still replays
   t.equal(replay.status, 202);
   t.equal(replay.headers.get('idempotent-replayed'), 'true');
   t.equal(replay.body.id, launched.body.id, 'the original run, even though the catalog changed');
+});
+
+t.test('a retry answered from memory is its own tenant\'s: the same key and bytes from another are that tenant\'s request', async (t) => {
+  const s = await startInProcess(t);
+  const { preview, launch: first } = await previewAndLaunch(s, legCounting(), 'shared-key');
+  const raw = JSON.stringify({ ...preview.body.configuration, review_token: preview.body.review_token });
+  const send = (key?: string) => s.call('POST', '/v1/rl-runs', { raw, headers: { 'content-type': 'application/json', 'idempotency-key': 'shared-key' }, key });
+  for (let i = 0; i < 3; i++) t.equal((await send()).text, first.text, 'the owner\'s retries replay');
+  const other = await send(freshKey());
+  t.equal(other.headers.get('idempotent-replayed'), null);
+  t.equal(other.status, 409);
+  t.equal(other.body.error, 'review_changed', 'the other tenant\'s launch is checked as its own: the review token is not its');
+  t.equal(workloadCount(s), 1);
 });
 
 t.test('same key, different request: 409 idempotency_conflict', async (t) => {
