@@ -14,11 +14,11 @@ export async function warmUp(ctx: Context, server: Child, request: LoadRequest):
   }
 }
 
-/** Throughput (with its target) and p99 latency (for information) of one subject against one baseline. */
+/** Throughput (with its target, if any) and p99 latency (for information) of one subject against one baseline. */
 export function throughputFigures(
   id: string,
   title: string,
-  target: Target,
+  target: Target | undefined,
   subject: { label: string; runs: LoadResult[] },
   baseline: { label: string; runs: LoadResult[] },
 ): Figure[] {

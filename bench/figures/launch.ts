@@ -24,14 +24,16 @@ function storedWorkloads(db: string): number {
  * POST /v1/rl-runs: fresh Idempotency-Keys (each one a committed workload, idempotency record,
  * grading plan and journal row) and replays of one key, against a bare Fastify POST that parses
  * the same body, and fresh keys against the durable baseline (a bare route committing the same
- * rows with the same pragmas and group commit: servers/durable-fastify.ts). All send the same
- * bytes but for the key.
+ * rows with the same pragmas and group commit: servers/durable-fastify.ts), and replays against
+ * the same bare route journaling each request and writing nothing else (its --journal-only). All
+ * send the same bytes but for the key.
  */
 export async function launches(ctx: Context) {
   const db = join(ctx.dir, 'launch.db');
   const mock = await startChild(MAIN, mockArgs(db));
   const bare = await startChild(benchScript('servers/bare-fastify.js'));
   let durable: Awaited<ReturnType<typeof startChild>> | undefined;
+  let journaled: Awaited<ReturnType<typeof startChild>> | undefined;
   try {
     const key = benchKey();
     const reviewed = await review(mock.url, key, { recipe_id: 'reasoning-gym-leg-counting', recipe_version: '1.0.0', mode: 'evaluate' });
@@ -44,6 +46,7 @@ export async function launches(ctx: Context) {
     writeFileSync(rowsFile, JSON.stringify(readLaunchRows(db, launched, replayKey)));
     const durableDb = join(ctx.dir, 'launch-durable.db');
     durable = await startChild(benchScript('servers/durable-fastify.js'), ['--rows', rowsFile, '--db', durableDb]);
+    journaled = await startChild(benchScript('servers/durable-fastify.js'), ['--rows', rowsFile, '--db', join(ctx.dir, 'launch-journaled.db'), '--journal-only']);
 
     let sent = 0;
     const post = (idempotencyKey?: () => string): LoadRequest => ({
@@ -61,7 +64,7 @@ export async function launches(ctx: Context) {
     // autocannon builds each request through setupRequest: keys are unique across every run.
     const fresh = post(() => `bench-${prefix}-${++sent}`);
     const replay = post();
-    for (const [server, request] of [[mock, fresh], [mock, replay], [bare, fresh], [durable, fresh]] as const) await warmUp(ctx, server, request);
+    for (const [server, request] of [[mock, fresh], [mock, replay], [bare, fresh], [durable, fresh], [journaled, replay]] as const) await warmUp(ctx, server, request);
     // Fresh launches and the durable baseline run next to each other in every round (the order is
     // reversed each round, so apart they were the two ends of it): their figure has the tightest
     // target, and a load that grows or fades over a round moved it by 0.1 or more when they were apart.
@@ -70,6 +73,7 @@ export async function launches(ctx: Context) {
       durable: measure(ctx, durable, fresh),
       replay: measure(ctx, mock, replay),
       bare: measure(ctx, bare, fresh),
+      journaled: measure(ctx, journaled, replay),
     });
 
     const answered = (runs: { requests: number }[]) => runs.reduce((n, x) => n + x.requests, 0);
@@ -79,12 +83,14 @@ export async function launches(ctx: Context) {
 
     const bareBaseline = { label: 'bare Fastify POST, same body parsed', runs: r.bare };
     const subject = { label: 'mock, each turn\'s launches in one commit', runs: r.fresh };
+    const replays = { label: 'mock, stored answer replayed', runs: r.replay };
     return [
       ...throughputFigures('launch', 'POST /v1/rl-runs, fresh keys', { op: '>=', ratio: 0.4 }, subject, bareBaseline),
       ...throughputFigures('launch-durable', 'POST /v1/rl-runs, fresh keys, against the same rows committed alone', { op: '>=', ratio: 0.7 }, subject, { label: 'bare Fastify POST committing the same rows, group commit', runs: r.durable }),
-      ...throughputFigures('launch-replay', 'POST /v1/rl-runs, replays of one key', { op: '>=', ratio: 0.7 }, { label: 'mock, stored answer replayed', runs: r.replay }, bareBaseline),
+      ...throughputFigures('launch-replay', 'POST /v1/rl-runs, replays of one key', { op: '>=', ratio: 0.7 }, replays, bareBaseline),
+      ...throughputFigures('launch-replay-journaled', 'POST /v1/rl-runs, replays of one key, against a bare POST that journals each request', undefined, replays, { label: 'bare Fastify POST writing the request\'s journal row', runs: r.journaled }),
     ];
   } finally {
-    await Promise.all([mock.stop(), bare.stop(), durable?.stop()]);
+    await Promise.all([mock.stop(), bare.stop(), durable?.stop(), journaled?.stop()]);
   }
 }

@@ -4,6 +4,8 @@
 // request's journal row) under fresh ids, into --db opened by the mock's own openDatabase (schema
 // and pragmas) and through the store's own group commit and journal ring. None of the mock's
 // checks run: no idempotency lookup, no fingerprint, no validation, no admission.
+// With --journal-only it writes nothing but each request's journal row and answers the stored
+// launch: the least a replay can cost here while every request is journaled.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -12,7 +14,8 @@ import { openStore } from '../../store/index.js';
 import type { JournalRecord } from '../../store/journal.js';
 import { insertInto, type LaunchRows, type Row } from '../materialised-rows.js';
 
-const { values } = parseArgs({ options: { rows: { type: 'string' }, db: { type: 'string' } } });
+const { values } = parseArgs({ options: { rows: { type: 'string' }, db: { type: 'string' }, 'journal-only': { type: 'boolean' } } });
+const journalOnly = values['journal-only'] === true;
 const rows = JSON.parse(readFileSync(values.rows!, 'utf8')) as LaunchRows;
 const store = openStore(values.db!);
 const { db } = store;
@@ -46,22 +49,24 @@ app.post('/v1/rl-runs', async (request, reply) => {
   const key = String(request.headers['idempotency-key']);
   const n = ++launched;
   // Same length as the mock's ids, so the rows and the answer keep their size.
-  const id = `wl_${n.toString(36).padStart(storedId.length - 3, '0')}`;
-  // The mock's answer to a fresh launch: the admitted workload.
+  const id = journalOnly ? storedId : `wl_${n.toString(36).padStart(storedId.length - 3, '0')}`;
+  // The mock's answer to a launch: the admitted workload.
   const text = JSON.stringify({ id, workload_id: id, status: 'accepted', revision: 1 });
   const fresh = (row: Row) => ({ ...row, workload_id: id });
-  await store.writeTogether(() => {
-    insertWorkload.run({ ...rows.workload, id });
-    insertIdempotency.run({ ...fresh(rows.idempotency), key });
-    for (const { plan, statement } of insertPlans) statement.run(fresh(plan));
-  });
+  if (!journalOnly) {
+    await store.writeTogether(() => {
+      insertWorkload.run({ ...rows.workload, id });
+      insertIdempotency.run({ ...fresh(rows.idempotency), key });
+      for (const { plan, statement } of insertPlans) statement.run(fresh(plan));
+    });
+  }
   // As the mock journals a request: once it is answered, committed with the others waiting.
   journal({
     tenantId,
     row: {
       kind: 'api', atMs: j.at_ms as number, wallMs: Date.now(), method: 'POST', path: '/v1/rl-runs', query: '', headers: JSON.parse(j.headers as string),
       headersTruncated: j.headers_truncated === 1, status: 202,
-      requestId: `req_${n.toString(16).padStart(32, '0')}`, idempotencyKey: key, replayed: false, fault: null, faultId: null,
+      requestId: `req_${n.toString(16).padStart(32, '0')}`, idempotencyKey: key, replayed: journalOnly, fault: null, faultId: null,
       body: j.body as string, bodyJson: true, bodyBytes: j.body_bytes as number, bodyTruncated: j.body_truncated === 1, durationMs: j.duration_ms as number,
     },
   });
