@@ -9,10 +9,14 @@ import { submitResult } from './workloads/rows.js';
 export const KEYED_OPERATIONS = ['rl_run.launch', 'workload.submit', 'example.run'] as const;
 export type KeyedOperation = (typeof KEYED_OPERATIONS)[number];
 
-/** Texts longer than this are hashed every time: the memo stays under FINGERPRINTS_KEPT × this. */
+/** Texts longer than this are hashed every time: each operation's memo stays under FINGERPRINTS_KEPT × this. */
 const FINGERPRINT_TEXT_LIMIT = 4096;
 const FINGERPRINTS_KEPT = 256;
-const fingerprints = new Map<string, string>();
+/**
+ * An operation's memo, keyed by the body's text itself: the request's own string, whose hash V8
+ * keeps once worked out, so the hook's lookup (knownReplay) and the launch's find it at the cost of one.
+ */
+const fingerprints = new Map<KeyedOperation, Map<string, string>>(KEYED_OPERATIONS.map((operation) => [operation, new Map()]));
 
 /**
  * A keyed request's fingerprint, remembered by its operation and the body's text as sent: equal
@@ -23,12 +27,12 @@ const fingerprints = new Map<string, string>();
  */
 export function fingerprintOf(operation: KeyedOperation, text: string | null | undefined, fingerprint: () => string): string {
   if (text == null || text.length > FINGERPRINT_TEXT_LIMIT) return fingerprint();
-  const memoKey = `${operation}\n${text}`;
-  let known = fingerprints.get(memoKey);
+  const memo = fingerprints.get(operation)!;
+  let known = memo.get(text);
   if (known === undefined) {
     known = fingerprint();
-    if (fingerprints.size === FINGERPRINTS_KEPT) fingerprints.clear();
-    fingerprints.set(memoKey, known);
+    if (memo.size === FINGERPRINTS_KEPT) memo.clear();
+    memo.set(text, known);
   }
   return known;
 }
@@ -55,8 +59,8 @@ export interface IdempotentAnswer {
  * else, a conflict included, is undefined here and takes the whole path.
  */
 export function knownReplay(deps: Pick<DomainContext, 'committed' | 'clock'>, tenantId: string, operation: KeyedOperation, key: string, text: string | null): IdempotentAnswer | undefined {
-  if (text === null || text.length > FINGERPRINT_TEXT_LIMIT) return undefined;
-  const fingerprint = fingerprints.get(`${operation}\n${text}`);
+  if (text === null) return undefined;
+  const fingerprint = fingerprints.get(operation)!.get(text);
   if (fingerprint === undefined) return undefined;
   const known = deps.committed.idempotency.cached(tenantId, operation, key);
   if (!known || known.fingerprint !== fingerprint || known.expiresAtMs <= deps.clock.nowMs(tenantId)) return undefined;
