@@ -60,6 +60,25 @@ const jsoncParser = {
     }));
   },
 };
+// zod's namespace exports every locale (64 files, 358 KiB, each evaluated at load), where the server
+// speaks only English, the locale zod configures itself with. Its two `locales/index.js` are given
+// English alone; `z.locales` is not used here.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[/]zod[/]v4[/](classic|core)$/.test(args.resolveDir) ? { path: 'zod-locales', namespace: 'zod-locales' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => ({ contents: "export { default as en } from 'zod/v4/locales/en.js';\n", resolveDir: root, loader: 'js' }));
+  },
+};
+// `nodus-mock verify` is a bundle of its own, verify.cjs beside server.cjs, required only by that
+// command (server/cli.ts): with ajv, which only it uses, a seventh of what every start read.
+const verifyApart = {
+  name: 'verify-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/verify\/command\.js$/ }, (args) => (args.importer.endsWith('/dist/server/cli.js') ? { path: './verify.cjs', external: true } : undefined));
+  },
+};
+const importMetaUrl = 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;';
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' };
 
 await build({
@@ -75,8 +94,12 @@ await build({
   // /docs. Both are direct dependencies, so they resolve from an install as they do here.
   // better-sqlite3's JavaScript is bundled (resolving and compiling its files from node_modules
   // was about 5 ms of a start); its native addon is loaded from its package (store/sqlite-addon.ts).
-  external: ['@fastify/swagger', '@fastify/swagger-ui'],
-  plugins: [lazyBuiltins, jsoncParser],
+  // Fastify's ajv and fast-json-stringify compilers are required only when no compilers are given,
+  // and the app gives zod's (server/app.ts): left out, with ajv's and fast-json-stringify's code
+  // that only they reach, a fifth of the bundle that every start read (test/system/load-bundle.test.ts
+  // holds that a start and its answers require neither).
+  external: ['@fastify/swagger', '@fastify/swagger-ui', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
+  plugins: [lazyBuiltins, jsoncParser, zodEnglishOnly, verifyApart],
   // import() of those becomes require(): a script compiled through node:vm has no module loader.
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__importMetaUrl' },
@@ -86,9 +109,18 @@ await build({
   // copy of the source on V8's heap, where the file read is an external string off it.
   banner: {
     js: '(function (body) { if (typeof module === "object") body(exports, require, module, __filename, __dirname); return body; })(function (exports, require, module, __filename, __dirname) {\n' +
-      'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+      importMetaUrl,
   },
   footer: { js: '});' },
+});
+
+await build({
+  ...common,
+  entryPoints: ['dist/server/verify/command.js'],
+  outfile: 'dist/bundle/verify.cjs',
+  format: 'cjs',
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: importMetaUrl },
 });
 
 // The WAL checkpointer's thread, loaded by server.cjs from beside it (store/transactions.ts).

@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'no
 import { dirname, join } from 'node:path';
 import t from '../helpers/tap.js';
 import { BUNDLE, CODE_CACHE, compileBundle } from '../../server/boot/load-bundle.js';
-import type { Teardown } from '../helpers/server.js';
+import { startInProcess, type Teardown } from '../helpers/server.js';
 
 /**
  * A copy of the shipped bundle with a cache of our choosing, in a folder of dist/test: inside the
@@ -62,4 +62,27 @@ t.test('a start and its first answer load no TLS or HTTP/2 module', async (t) =>
   const { status, modules } = JSON.parse(r.stdout) as { status: number; modules: string[] };
   t.equal(status, 200);
   t.same(modules.filter((m) => /\b(https|http2|tls)\b/.test(m)), [], 'node:https and node:http2 stay unloaded');
+});
+
+t.test('the bundle answers a refused body in zod\'s English, as in process, and requires none of the compilers it leaves out', async (t) => {
+  const refused = { recipe_id: 'reasoning-gym-leg-counting', recipe_version: '1.0.0', mode: 'sideways', evaluation_tasks: 'many' };
+  // In a process of its own, with the bundle's own require: what it loads is in require.cache.
+  const probe = `
+    const { startMockServer } = require(${JSON.stringify(BUNDLE)});
+    startMockServer({ db: ':memory:' }).then(async (server) => {
+      const post = (path, body) => fetch(server.url + path, { method: 'POST', headers: { authorization: 'Bearer nk_test_bundle_probe', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const refused = await post('/v1/rl-runs/preview', ${JSON.stringify(refused)});
+      const preview = await post('/v1/rl-runs/preview', { recipe_id: 'reasoning-gym-leg-counting', recipe_version: '1.0.0', mode: 'evaluate' });
+      await server.close();
+      console.log(JSON.stringify({ refused: { status: refused.status, body: await refused.json() }, preview: preview.status, loaded: Object.keys(require.cache) }));
+    });`;
+  const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+  t.equal(r.status, 0, r.stderr);
+  const probed = JSON.parse(r.stdout) as { refused: { status: number; body: unknown }; preview: number; loaded: string[] };
+  const s = await startInProcess(t);
+  const inProcess = await s.call('POST', '/v1/rl-runs/preview', { body: refused });
+  t.equal(probed.refused.status, 400);
+  t.same(probed.refused.body, inProcess.body, 'the same envelope and message');
+  t.equal(probed.preview, 200);
+  t.same(probed.loaded.filter((file) => /ajv-compiler|fast-json-stringify-compiler/.test(file)), [], 'neither compiler is required');
 });

@@ -58,10 +58,10 @@ t.test('the package holds the CLI, the Node API with its typings, and the data i
   t.same(files.filter((f) => /^dist\/(test|scripts|bench)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts'))), [], 'no tests, scripts or sources');
 
   // Every relative import of packed code is packed too: the server runs from an install.
-  for (const file of files.filter((f) => f.endsWith('.js'))) {
+  for (const file of files.filter((f) => /\.c?js$/.test(f))) {
     // Lines of comments are left out: the bundle keeps its dependencies' JSDoc, `{import('../../x').T}`.
     const source = readFileSync(join(root, file), 'utf8').split('\n').filter((l) => !/^\s*(\*|\/\/|\/\*)/.test(l)).join('\n');
-    for (const [, spec] of source.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    for (const [, spec] of source.matchAll(/(?:from\s+|import\s*\(\s*|require\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
       t.ok(packed.has(posix.join(posix.dirname(file), spec)), `${file} imports ${spec}`);
     }
   }
