@@ -172,6 +172,15 @@ t.test('drop_response on a launch: committed, unanswered; the same-key retry rep
     { status: 202, replayed: true, fault: null, idempotency_key: 'ambiguous-001' },
     { status: null, fault: 'drop_response', idempotency_key: 'ambiguous-001', body: { review_token: body.review_token } },
   ]);
+
+  // The retry read the record from the file and kept it: later ones are answered from memory,
+  // before the body's checks, but after the fault rules.
+  await addFault(s, { method: 'POST', path: '/v1/rl-runs', action: errorAction(503) });
+  const faulted = await s.call('POST', '/v1/rl-runs', { body, headers });
+  t.equal(faulted.status, 503, 'a rule applies to a retry that memory could answer');
+  t.equal(faulted.headers.get('idempotent-replayed'), null);
+  const after = await s.call('POST', '/v1/rl-runs', { body, headers });
+  t.same([after.status, after.headers.get('idempotent-replayed'), after.body.id], [202, 'true', retry.body.id], 'once the rule is spent, it replays');
 });
 
 t.test('drop_response: not one byte of the answer reaches the socket', async (t) => {
