@@ -71,14 +71,16 @@ const zodEnglishOnly = {
   },
 };
 // `nodus-mock verify` is a bundle of its own, verify.cjs beside server.cjs, required only by that
-// command (server/cli.ts): with ajv, which only it uses, a seventh of what every start read.
+// command (server/cli.ts): with ajv, which only it uses, 340 KiB that every start read.
 const verifyApart = {
   name: 'verify-apart',
   setup(b) {
     b.onResolve({ filter: /^\.\/verify\/command\.js$/ }, (args) => (args.importer.endsWith('/dist/server/cli.js') ? { path: './verify.cjs', external: true } : undefined));
   },
 };
+// A CommonJS bundle has no import.meta: its URL is made from __filename, which Node gives it.
 const importMetaUrl = 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;';
+const commonJs = { format: 'cjs', define: { 'import.meta.url': '__importMetaUrl' } };
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' };
 
 await build({
@@ -86,7 +88,7 @@ await build({
   entryPoints: ['dist/server/boot/bundle-entry.js'],
   outfile: 'dist/bundle/server.cjs',
   // CommonJS, because only a classic script can take a code cache on Node 20.
-  format: 'cjs',
+  ...commonJs,
   // The default, stated because server/boot/load-bundle.ts reads the bundle as latin1.
   charset: 'ascii',
   // Loaded from node_modules at run time: @fastify/swagger-ui finds the Swagger UI files relative
@@ -95,14 +97,13 @@ await build({
   // better-sqlite3's JavaScript is bundled (resolving and compiling its files from node_modules
   // was about 5 ms of a start); its native addon is loaded from its package (store/sqlite-addon.ts).
   // Fastify's ajv and fast-json-stringify compilers are required only when no compilers are given,
-  // and the app gives zod's (server/app.ts): left out, with ajv's and fast-json-stringify's code
-  // that only they reach, a fifth of the bundle that every start read (test/system/load-bundle.test.ts
-  // holds that a start and its answers require neither).
+  // and the app gives zod's (server/app.ts): left out, with the ajv and fast-json-stringify code
+  // that only they reach, 400 KiB that every start read (test/system/load-bundle.test.ts holds
+  // that a start and its answers require neither).
   external: ['@fastify/swagger', '@fastify/swagger-ui', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
   plugins: [lazyBuiltins, jsoncParser, zodEnglishOnly, verifyApart],
   // import() of those becomes require(): a script compiled through node:vm has no module loader.
   supported: { 'dynamic-import': false },
-  define: { 'import.meta.url': '__importMetaUrl' },
   // The file is both a CommonJS module (package.json's main: Node's loader runs it in its wrapper,
   // where `module` is defined, and this calls the body at once) and a classic script whose value
   // is the body, for server/boot/load-bundle.ts to compile as read: wrapping it there made a 3 MB
@@ -118,8 +119,7 @@ await build({
   ...common,
   entryPoints: ['dist/server/verify/command.js'],
   outfile: 'dist/bundle/verify.cjs',
-  format: 'cjs',
-  define: { 'import.meta.url': '__importMetaUrl' },
+  ...commonJs,
   banner: { js: importMetaUrl },
 });
 

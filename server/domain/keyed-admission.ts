@@ -51,6 +51,12 @@ export interface IdempotentAnswer {
   submitted: ReturnType<typeof submitResult>;
 }
 
+/** What a key's record answers a request of this fingerprint at `nowMs`: its earlier answer, a conflict, or nothing (no record, or an expired one). */
+function recordAnswer(existing: IdempotencyRecord | null | undefined, fingerprint: string, nowMs: number): IdempotentAnswer | 'conflict' | undefined {
+  if (!existing || existing.expiresAtMs <= nowMs) return undefined;
+  return existing.fingerprint === fingerprint ? { replayed: true, submitted: submitResult(existing.workloadId) } : 'conflict';
+}
+
 /**
  * The earlier answer to a retry that memory alone shows to be one: the same bytes as a request that
  * passed its route's checks in this process (only their fingerprint is remembered, fingerprintOf)
@@ -59,12 +65,11 @@ export interface IdempotentAnswer {
  * else, a conflict included, is undefined here and takes the whole path.
  */
 export function knownReplay(deps: Pick<DomainContext, 'committed' | 'clock'>, tenantId: string, operation: KeyedOperation, key: string, text: string | null): IdempotentAnswer | undefined {
-  if (text === null) return undefined;
-  const fingerprint = fingerprints.get(operation)!.get(text);
+  const fingerprint = text === null ? undefined : fingerprints.get(operation)!.get(text);
   if (fingerprint === undefined) return undefined;
   const known = deps.committed.idempotency.cached(tenantId, operation, key);
-  if (!known || known.fingerprint !== fingerprint || known.expiresAtMs <= deps.clock.nowMs(tenantId)) return undefined;
-  return { replayed: true, submitted: submitResult(known.workloadId) };
+  const answer = known ? recordAnswer(known, fingerprint, deps.clock.nowMs(tenantId)) : undefined;
+  return answer === 'conflict' ? undefined : answer;
 }
 
 /**
@@ -77,23 +82,21 @@ export function knownReplay(deps: Pick<DomainContext, 'committed' | 'clock'>, te
 export async function admitOnce(deps: Pick<DomainContext, 'committed' | 'clock' | 'units' | 'config'>, tenantId: string, key: string, req: IdempotentRequest): Promise<IdempotentAnswer> {
   const { committed, clock, units } = deps;
   const ttlMs = deps.config.idempotencyTtl * 1000;
-  /** The earlier answer to replay, a conflict, or undefined when the key is new or expired. */
-  const replayOf = (existing: IdempotencyRecord | undefined, nowMs: number): IdempotentAnswer | undefined => {
-    if (!existing || existing.expiresAtMs <= nowMs) return undefined;
-    if (existing.fingerprint !== req.fingerprint) {
-      throw conflict(
-        'idempotency_conflict',
-        `Idempotency-Key "${key}" was already used with a different request. Retry the original request unchanged to get its result, or use a new key for a new run.`,
-      );
-    }
-    return { replayed: true, submitted: submitResult(existing.workloadId) };
+  /** The earlier answer to replay, or undefined when the key is new or expired; a conflict is refused. */
+  const replayOf = (existing: IdempotencyRecord | null | undefined, nowMs: number): IdempotentAnswer | undefined => {
+    const answer = recordAnswer(existing, req.fingerprint, nowMs);
+    if (answer !== 'conflict') return answer;
+    throw conflict(
+      'idempotency_conflict',
+      `Idempotency-Key "${key}" was already used with a different request. Retry the original request unchanged to get its result, or use a new key for a new run.`,
+    );
   };
   // A retry whose record memory holds needs no statement at all. Anything else (a new key, or a
   // record not read since the server started) takes the write transaction, which looks for
   // itself: a duplicate queued in the same group finds the record. Looking in the file first
   // would cost every new key a read transaction of its own (the launch profile).
   const known = committed.idempotency.cached(tenantId, req.operation, key);
-  const early = known === undefined ? undefined : replayOf(known ?? undefined, clock.nowMs(tenantId));
+  const early = known === undefined ? undefined : replayOf(known, clock.nowMs(tenantId));
   if (early) return early;
   await budgetReady(deps, tenantId);
   const answer = await units.atNowTogether(tenantId, (unit): IdempotentAnswer => {
