@@ -1,5 +1,5 @@
-// npm run build: removes dist/, compiles with tsc, writes dist/index.d.ts and bundles the server
-// (clean.mjs, emit-types.mjs, bundle.mjs), unless dist/ was built from exactly these sources by
+// npm run build: removes dist/, compiles with tsc, writes dist/index.d.ts and the test groups'
+// runners, and bundles the server (clean.mjs, emit-types.mjs, group-runners.mjs, bundle.mjs), unless dist/ was built from exactly these sources by
 // this Node: `npm ci` builds (prepare) and `npm test` builds again, and the second build of the
 // same sources was most of a minute of each CI pass. The stamp is a digest of every file tsc and
 // the bundle read (the tsconfig's folders, index.ts, the package and lock files) and of the Node
@@ -42,6 +42,7 @@ if (built === digest) {
     node('scripts/clean.mjs');
     node('node_modules/typescript/bin/tsc', '-p', 'tsconfig.json');
     node('scripts/emit-types.mjs');
+    node('scripts/group-runners.mjs');
     node('scripts/bundle.mjs');
   } catch (err) {
     // The step printed why; its exit status is the build's.

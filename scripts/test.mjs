@@ -39,7 +39,6 @@ const child = spawn(process.execPath, [tapBin, '--reporter=tap', ...jobs, ...cov
 const DIAGNOSTIC_LINES = 25;
 let summary;
 let tail = '';
-let group = '';
 let file = '';
 const failures = [];
 let diagnostic = null;
@@ -51,10 +50,10 @@ child.stdout.on('data', (chunk) => {
   for (const line of lines) {
     const m = /^# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?(?:, skip: (\d+))?/.exec(line);
     if (m) summary = { pass: +m[2], fail: +(m[3] ?? 0), skip: +(m[4] ?? 0) };
-    // A group's runner runs each of its files in a subtest named by the file's path.
+    // A top-level subtest is a file tap runs; a group's runner runs each of its files in a subtest
+    // named by the file's path.
     const subtest = /^( {4})?# Subtest: (.*)$/.exec(line);
-    if (subtest && !subtest[1]) group = file = subtest[2];
-    else if (subtest && group.endsWith('all.group.js')) file = subtest[2];
+    if (subtest && (!subtest[1] || /\.test\.m?js$/.test(subtest[2]))) file = subtest[2];
     if (diagnostic) {
       if (diagnostic.lines.length < DIAGNOSTIC_LINES) diagnostic.lines.push(line.slice(diagnostic.indent));
       if (/^\s*\.\.\.$/.test(line)) diagnostic = null;

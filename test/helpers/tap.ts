@@ -1,9 +1,10 @@
 // Test files take their `t` from here, not from tap, so that a folder's files can run in one
-// process (test/<folder>/all.group.ts): each test process pays about two seconds before its first
-// assertion (tap, its coverage loader, which on Node 20 passes every import through a second
-// thread, and the server's modules), and most files take less than that to run. In a group each
-// file runs in a subtest of its own, named by its path, and `t` is that subtest while the file
-// runs; a file run alone (`node scripts/test.mjs <file>`, or tap itself) gets tap's root.
+// process (the runner the build writes for each folder: test/helpers/groups.ts): each test process
+// pays about two seconds before its first assertion (tap, its coverage loader, which on Node 20
+// passes every import through a second thread, and the server's modules), and most files take less
+// than that to run. In a group each file runs in a subtest of its own, named by its path, and `t`
+// is that subtest while the file runs; a file run alone (`node scripts/test.mjs <file>`, or tap
+// itself) gets tap's root.
 import { relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import tap, { type Test } from 'tap';

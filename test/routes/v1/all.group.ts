@@ -1,3 +1,0 @@
-import { runGroup } from '../../helpers/tap.js';
-
-await runGroup(import.meta.url);
