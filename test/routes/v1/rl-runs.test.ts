@@ -34,6 +34,28 @@ t.test('launch answers 202 SubmitResult; a same-key retry replays byte for byte'
   t.equal(workloadCount(s), 2);
 });
 
+t.test('a retry of the same bytes is answered by the key\'s hook, from memory, without the launch', async (t) => {
+  const s = await startInProcess(t);
+  const { preview, launch: first } = await previewAndLaunch(s, legCounting(), 'run-001');
+  const body = { ...preview.body.configuration, review_token: preview.body.review_token };
+  // The first retry reads the key's record from the file, and memory keeps it from then on.
+  t.equal((await launch(s, body, 'run-001')).text, first.text);
+  const { launches } = s.app.services;
+  const launched: string[] = [];
+  const launch_ = launches.launch;
+  launches.launch = (tenantId, key, request, text) => {
+    launched.push(key);
+    return launch_(tenantId, key, request, text);
+  };
+  t.teardown(() => void (launches.launch = launch_));
+  const retry = await launch(s, body, 'run-001');
+  t.equal(retry.text, first.text);
+  t.same(launched, [], 'the route\'s hook asked the launches\' memory (rl_run.launch), not another operation\'s');
+  const reordered = Object.fromEntries(Object.entries(body).reverse());
+  t.equal((await launch(s, reordered, 'run-001')).text, first.text);
+  t.same(launched, ['run-001'], 'other bytes take the whole path, and replay there');
+});
+
 t.test('the workload carries rl metadata and server-owned provenance', async (t) => {
   const s = await startInProcess(t);
   const { preview, launch: res } = await previewAndLaunch(s, legCounting({ mode: 'train', training_steps: 10 }), 'prov');

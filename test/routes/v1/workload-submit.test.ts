@@ -91,6 +91,24 @@ t.test('submission errors are 400s with the SDK\'s codes', async (t) => {
   t.equal(workloadCount(s), 0, 'validate submits nothing');
 });
 
+t.test('a retry of the same bytes is answered by the key\'s hook, from memory, without the submit', async (t) => {
+  const s = await startInProcess(t);
+  const first = await submit(s, customRun(), 'same-key');
+  // The first retry reads the key's record from the file, and memory keeps it from then on.
+  t.equal((await submit(s, customRun(), 'same-key')).text, first.text);
+  const { workloads } = s.app.services;
+  const submitted: string[] = [];
+  const submit_ = workloads.submit;
+  workloads.submit = (tenantId, key, request, text) => {
+    submitted.push(key);
+    return submit_(tenantId, key, request, text);
+  };
+  t.teardown(() => void (workloads.submit = submit_));
+  const retry = await submit(s, customRun(), 'same-key');
+  t.equal(retry.text, first.text);
+  t.same(submitted, [], 'the route\'s hook asked the submits\' memory (workload.submit), not another operation\'s');
+});
+
 // On a socket, for the concurrent storm at its end.
 t.test('custom submits replay and conflict exactly like launches', async (t) => {
   const s = await startServer(t);
