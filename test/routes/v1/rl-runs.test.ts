@@ -41,19 +41,12 @@ t.test('a retry of the same bytes is answered by the key\'s hook, from memory, w
   // The first retry reads the key's record from the file, and memory keeps it from then on.
   t.equal((await launch(s, body, 'run-001')).text, first.text);
   const { launches } = s.app.services;
-  const launched: string[] = [];
-  const launch_ = launches.launch;
-  launches.launch = (tenantId, key, request, text) => {
-    launched.push(key);
-    return launch_(tenantId, key, request, text);
-  };
-  t.teardown(() => void (launches.launch = launch_));
-  const retry = await launch(s, body, 'run-001');
-  t.equal(retry.text, first.text);
-  t.same(launched, [], 'the route\'s hook asked the launches\' memory (rl_run.launch), not another operation\'s');
+  const launched = t.capture(launches, 'launch', launches.launch);
+  t.equal((await launch(s, body, 'run-001')).text, first.text);
+  t.equal(launched.calls.length, 0, 'the route\'s hook asked the launches\' memory (rl_run.launch), not another operation\'s');
   const reordered = Object.fromEntries(Object.entries(body).reverse());
   t.equal((await launch(s, reordered, 'run-001')).text, first.text);
-  t.same(launched, ['run-001'], 'other bytes take the whole path, and replay there');
+  t.equal(launched.calls.length, 1, 'other bytes take the whole path, and replay there');
 });
 
 t.test('the workload carries rl metadata and server-owned provenance', async (t) => {
