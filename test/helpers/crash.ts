@@ -17,10 +17,11 @@ const KEY = 'nk_test_crash';
  * Starts a server on `db`, fires a launch storm (`keys` keys, `perKey` concurrent sends each,
  * repeated until killed), kills it with SIGKILL when the `killAtAnswer`th answer arrives, while the
  * storm's other sends are in flight, restarts it on the same file and checks what the issue
- * promises: every 202 exists, every key replays to one workload, the file is intact.
+ * promises: every 202 exists, every key replays to one workload, the file is intact. `firstEnv`
+ * is the first server's environment, beside the test's.
  */
-export async function crashRound(db: string, keys: number, perKey: number, killAtAnswer: number, round: number): Promise<CrashRound> {
-  const first = startCli(['--port', '0', '--db', db]);
+export async function crashRound(db: string, keys: number, perKey: number, killAtAnswer: number, round: number, firstEnv: Record<string, string> = {}): Promise<CrashRound> {
+  const first = startCli(['--port', '0', '--db', db], firstEnv);
   const { url } = await first.ready;
   const preview = (await call(url, 'POST', '/v1/rl-runs/preview', KEY, { body: legCounting() })).body;
   const body = { ...preview.configuration, review_token: preview.review_token };
@@ -51,8 +52,11 @@ export async function crashRound(db: string, keys: number, perKey: number, killA
       })));
     }
   })();
-  await killTime;
-  first.child.kill('SIGKILL');
+  // A server that exits by itself answers no more: the round ends there and says so, where the
+  // storm would have gone on failing to connect until the test's timeout.
+  const exitedFirst = await Promise.race([killTime.then(() => undefined), first.exited.then((code) => ({ code }))]);
+  if (exitedFirst) problems.push(`the server exited by itself (code ${exitedFirst.code}) after ${answers} answers, before the kill`);
+  else first.child.kill('SIGKILL');
   killed = true;
   await first.exited;
   await storm;
