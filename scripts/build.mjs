@@ -1,9 +1,10 @@
 // npm run build: removes dist/, compiles with tsc, writes dist/index.d.ts and the test groups'
-// runners, and bundles the server (clean.mjs, emit-types.mjs, group-runners.mjs, bundle.mjs), unless dist/ was built from exactly these sources by
-// this Node: `npm ci` builds (prepare) and `npm test` builds again, and the second build of the
-// same sources was most of a minute of each CI pass. The stamp is a digest of every file tsc and
-// the bundle read (the tsconfig's folders, index.ts, the package and lock files) and of the Node
-// version (the bundle's code cache is V8's), written last, so a failed build leaves none.
+// runners, and bundles the server (clean.mjs, emit-types.mjs, group-runners.mjs, bundle.mjs),
+// unless dist/ was built from exactly these sources by this Node: `npm ci` builds (prepare) and
+// `npm test` builds again, and the second build of the same sources was most of a minute of each
+// CI pass. The stamp is a digest of every file tsc and the bundle read (the tsconfig's folders,
+// index.ts, the package and lock files) and of the Node version (the bundle's code cache is V8's),
+// written last, so a failed build leaves none.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
