@@ -41,6 +41,10 @@ const journal = (record: JournalRecord) => {
   }, 10);
 };
 
+// The mock's answer to a launch: the admitted workload. A replay answers the stored one, the same each time.
+const answer = (id: string) => JSON.stringify({ id, workload_id: id, status: 'accepted', revision: 1 });
+const storedAnswer = answer(storedId);
+
 let launched = 0;
 const app = Fastify({ logger: false });
 app.post('/v1/rl-runs', async (request, reply) => {
@@ -48,12 +52,12 @@ app.post('/v1/rl-runs', async (request, reply) => {
   if (typeof body?.recipe_id !== 'string') return reply.code(400).send({ error: 'invalid_request' });
   const key = String(request.headers['idempotency-key']);
   const n = ++launched;
-  // Same length as the mock's ids, so the rows and the answer keep their size.
-  const id = journalOnly ? storedId : `wl_${n.toString(36).padStart(storedId.length - 3, '0')}`;
-  // The mock's answer to a launch: the admitted workload.
-  const text = JSON.stringify({ id, workload_id: id, status: 'accepted', revision: 1 });
-  const fresh = (row: Row) => ({ ...row, workload_id: id });
+  let text = storedAnswer;
   if (!journalOnly) {
+    // Same length as the mock's ids, so the rows and the answer keep their size.
+    const id = `wl_${n.toString(36).padStart(storedId.length - 3, '0')}`;
+    text = answer(id);
+    const fresh = (row: Row) => ({ ...row, workload_id: id });
     await store.writeTogether(() => {
       insertWorkload.run({ ...rows.workload, id });
       insertIdempotency.run({ ...fresh(rows.idempotency), key });
